@@ -1,0 +1,40 @@
+// Helpers for benchmarks: start the compiled binary and time it.
+import { spawn, type ChildProcess } from "node:child_process";
+
+export interface Started {
+  child: ChildProcess;
+  urls: Record<string, string>;
+  /** ms from spawn until every listener's address line was printed */
+  readyMs: number;
+}
+
+export function startBinary(binary: string, args: string[], services = 3): Promise<Started> {
+  const t0 = performance.now();
+  const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    const urls: Record<string, string> = {};
+    let buffer = "";
+    let stderr = "";
+    child.stderr!.on("data", (d: Buffer) => { stderr += d.toString(); });
+    child.stdout!.on("data", (d: Buffer) => {
+      buffer += d.toString();
+      for (const m of buffer.matchAll(/^(\S+) listening on (\S+)$/gm)) urls[m[1]!] = m[2]!;
+      if (Object.keys(urls).length >= services) resolve({ child, urls, readyMs: performance.now() - t0 });
+    });
+    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+}
+
+export function stopBinary(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once("exit", (code) => resolve(code));
+    child.kill(signal);
+  });
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}

@@ -1,0 +1,51 @@
+// The bundled admin page: files embedded in the binary (or read from
+// web-admin/dist in development), served at "/". Hashed assets are cached for
+// a year; index.html is revalidated on every load.
+import type { Context, Hono } from "hono";
+import { ApiError } from "../../../lib/errors.ts";
+import type { DashboardDeps } from "../deps.ts";
+
+const contentTypes: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  mjs: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  json: "application/json",
+  map: "application/json",
+  svg: "image/svg+xml",
+  png: "image/png",
+  ico: "image/x-icon",
+  woff2: "font/woff2",
+  txt: "text/plain; charset=utf-8",
+};
+
+export function contentTypeOf(path: string): string {
+  const ext = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
+  return contentTypes[ext] ?? "application/octet-stream";
+}
+
+/** names like app-3f9a1c2b.js carry their content hash and never change */
+const hashed = /[-.][0-9a-zA-Z_]{8,}\.[a-z0-9]+$/;
+
+export function registerAdminPage(app: Hono, deps: DashboardDeps): void {
+  const files = deps.adminFiles;
+  const send = (c: Context, path: string) => {
+    const body = files.get(path);
+    if (!body) throw new ApiError(404, "Not found");
+    c.header("Content-Type", contentTypeOf(path));
+    c.header("Cache-Control", path !== "/index.html" && hashed.test(path) ? "public, max-age=31536000, immutable" : "no-cache");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(body.slice().buffer as ArrayBuffer);
+  };
+  app.get("/", (c) => {
+    if (!files.has("/index.html")) {
+      throw new ApiError(503, "the admin page is not built: run `npm run build` (or `bun scripts/prepare.ts`)");
+    }
+    return send(c, "/index.html");
+  });
+  app.get("/*", async (c, next) => {
+    const path = c.req.path;
+    if (path.startsWith("/api/") || path.startsWith("/apis") || !files.has(path)) return next();
+    return send(c, path);
+  });
+}

@@ -1,0 +1,14 @@
+import type { Config } from "../../config/schema.ts";
+import type { Database } from "../../db/open.ts";
+import type { Lifecycle } from "../../lib/lifecycle.ts";
+import type { Logger } from "../../lib/logger.ts";
+
+/** Everything the dashboard app needs, passed explicitly (no globals). */
+export interface DashboardDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  /** admin page files keyed by URL path */
+  adminFiles: Map<string, Uint8Array>;
+}

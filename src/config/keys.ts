@@ -1,0 +1,65 @@
+// One row per configuration key: where it lives in the YAML file, its flag,
+// its environment variable, its default and what it means. The CLI options,
+// the environment lookup and docs/configuration.md are all generated from
+// this table, so the three can never disagree.
+
+export type ValueKind = "string" | "number" | "boolean" | "size" | "duration";
+
+export interface ConfigKey {
+  /** dotted path in the YAML file, e.g. "dashboard.http_port" */
+  path: string;
+  /** commander flag spec, e.g. "--http-port <port>", "--no-logs", "--in-memory" */
+  flag: string;
+  kind: ValueKind;
+  default: string | number | boolean;
+  description: string;
+  /** never echoed in messages or logs */
+  secret?: boolean;
+}
+
+export const configKeys: readonly ConfigKey[] = [
+  { path: "server.host", flag: "--host <host>", kind: "string", default: "127.0.0.1",
+    description: "address every listener binds to" },
+  { path: "server.edition", flag: "--edition <edition>", kind: "string", default: "oss",
+    description: "product edition: oss, enterprise or cloud (enterprise-only APIs answer 404 in oss)" },
+  { path: "server.log_level", flag: "--log-level <level>", kind: "string", default: "info",
+    description: "least severe level logged: debug, info, warn or error" },
+  { path: "server.log_format", flag: "--log-format <format>", kind: "string", default: "logfmt",
+    description: "log line format: logfmt or json" },
+  { path: "server.max_request_body_size", flag: "--max-request-body-size <size>", kind: "size", default: "16MiB",
+    description: "largest request body accepted by any listener; larger bodies get 413" },
+  { path: "server.shutdown_timeout", flag: "--shutdown-timeout <duration>", kind: "duration", default: "10s",
+    description: "how long SIGINT/SIGTERM waits for in-flight requests before closing" },
+  { path: "dashboard.http_port", flag: "--http-port <port>", kind: "number", default: 3000,
+    description: "port of the dashboard API and admin page (0 picks a free port)" },
+  { path: "logs.enabled", flag: "--no-logs", kind: "boolean", default: true,
+    description: "run the log store (--no-logs disables it)" },
+  { path: "logs.http_port", flag: "--logs-port <port>", kind: "number", default: 3100,
+    description: "port of the log store (0 picks a free port)" },
+  { path: "metrics.enabled", flag: "--no-metrics", kind: "boolean", default: true,
+    description: "run the metrics store (--no-metrics disables it)" },
+  { path: "metrics.http_port", flag: "--metrics-port <port>", kind: "number", default: 9009,
+    description: "port of the metrics store (0 picks a free port)" },
+  { path: "security.admin_password", flag: "--admin-password <password>", kind: "string", default: "admin",
+    description: "initial password of the built-in admin user; a warning is logged while it is the default",
+    secret: true },
+  { path: "storage.data_dir", flag: "--data-dir <dir>", kind: "string", default: "./outpost-data",
+    description: "directory holding the database and lock file (one process per directory)" },
+  { path: "storage.in_memory", flag: "--in-memory", kind: "boolean", default: false,
+    description: "keep everything in memory and write no files (data is lost on exit)" },
+];
+
+/** OUTPOST_<PATH> with dots as underscores: dashboard.http_port -> OUTPOST_DASHBOARD_HTTP_PORT */
+export function envNameOf(key: ConfigKey): string {
+  return "OUTPOST_" + key.path.replace(/\./g, "_").toUpperCase();
+}
+
+/** the long option name without dashes and negation: "--no-logs" -> "logs", "--http-port <p>" -> "httpPort" */
+export function optionNameOf(key: ConfigKey): string {
+  const long = key.flag.split(/\s+/)[0]!.replace(/^--(no-)?/, "");
+  return long.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function keyByPath(path: string): ConfigKey | undefined {
+  return configKeys.find((k) => k.path === path);
+}

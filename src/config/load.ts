@@ -1,0 +1,175 @@
+// Builds the configuration: defaults < config file < environment < flags,
+// then validates the merged object once against the schema. Every problem is
+// reported with the key, where the value came from, the value (unless the key
+// is secret) and what was expected.
+import { readFileSync } from "node:fs";
+import { type } from "arktype";
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import { configKeys, envNameOf, keyByPath, type ConfigKey } from "./keys.ts";
+import { configSchema, type Config } from "./schema.ts";
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+export interface ConfigSources {
+  /** path of a YAML config file */
+  file?: string;
+  /** values given on the command line, by key path */
+  flags?: Record<string, unknown>;
+  /** the environment (only OUTPOST_* variables are read) */
+  env?: Record<string, string | undefined>;
+}
+
+type Tree = Record<string, unknown>;
+
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const origin = new Map<string, string>(); // key path -> where its value came from
+  const merged: Tree = {};
+  for (const key of configKeys) setPath(merged, key.path, key.default);
+
+  if (sources.file !== undefined) {
+    const fileTree = readConfigFile(sources.file);
+    mergeInto(merged, fileTree, "", origin, `in ${sources.file}`);
+  }
+  for (const key of configKeys) {
+    const raw = sources.env?.[envNameOf(key)];
+    if (raw === undefined) continue;
+    setPath(merged, key.path, fromText(key, raw));
+    origin.set(key.path, `from $${envNameOf(key)}`);
+  }
+  for (const [path, value] of Object.entries(sources.flags ?? {})) {
+    const key = keyByPath(path);
+    if (!key || value === undefined) continue;
+    setPath(merged, path, typeof value === "string" ? fromText(key, value) : value);
+    origin.set(path, `from ${key.flag.split(" ")[0]}`);
+  }
+
+  const result = configSchema(merged);
+  if (result instanceof type.errors) {
+    throw new ConfigError(result.map((e) => describeProblem(e.path.map(String), e.problem, merged, origin)));
+  }
+  checkPorts(result, origin);
+  return result;
+}
+
+function readConfigFile(file: string): Tree {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError([`config file ${file}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`]);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text, { prettyErrors: true, uniqueKeys: true });
+  } catch (err) {
+    if (err instanceof YAMLParseError) {
+      const pos = err.linePos?.[0];
+      const where = pos ? `line ${pos.line}, column ${pos.col}: ` : "";
+      throw new ConfigError([`config file ${file}: ${where}${err.message.split("\n")[0]}`]);
+    }
+    throw err;
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    throw new ConfigError([`config file ${file}: expected a mapping of blocks (server, dashboard, logs, metrics, security, storage)`]);
+  }
+  return doc as Tree;
+}
+
+function mergeInto(target: Tree, source: Tree, prefix: string, origin: Map<string, string>, where: string) {
+  for (const [k, v] of Object.entries(source)) {
+    const path = prefix ? `${prefix}.${k}` : k;
+    const current = target[k];
+    if (isTree(v) && isTree(current)) mergeInto(current, v, path, origin, where);
+    else target[k] = v;
+    if (!isTree(v)) origin.set(path, where);
+    else if (!isTree(current)) origin.set(path, where);
+  }
+}
+
+function describeProblem(path: string[], problem: string, merged: Tree, origin: Map<string, string>): string {
+  const dotted = path.join(".");
+  const key = keyByPath(dotted);
+  const where = origin.get(dotted) ?? originOfAncestor(path, origin) ?? "";
+  const label = where ? `${dotted} (${where})` : dotted;
+  if (problem === "must be removed") {
+    const parent = path.slice(0, -1).join(".");
+    const allowed = configKeys.filter((k) => k.path.startsWith(parent + ".")).map((k) => k.path.slice(parent.length + 1));
+    return parent
+      ? `${label}: unknown key; ${parent} accepts ${allowed.join(", ")}`
+      : `${label}: unknown block; the config file accepts ${blocks().join(", ")}`;
+  }
+  const value = getPath(merged, path);
+  const shown = key?.secret ? "<redacted>" : JSON.stringify(value) ?? String(value);
+  const expected = problem.replace(/\s*\(was [^)]*\)$/, "");
+  return `${label}: ${expected}, got ${shown}`;
+}
+
+function originOfAncestor(path: string[], origin: Map<string, string>): string | undefined {
+  for (let i = path.length - 1; i > 0; i--) {
+    const o = origin.get(path.slice(0, i).join("."));
+    if (o) return o;
+  }
+  return undefined;
+}
+
+function checkPorts(config: Config, origin: Map<string, string>) {
+  const listeners: Array<[string, number, boolean]> = [
+    ["dashboard.http_port", config.dashboard.http_port, true],
+    ["logs.http_port", config.logs.http_port, config.logs.enabled],
+    ["metrics.http_port", config.metrics.http_port, config.metrics.enabled],
+  ];
+  const seen = new Map<number, string>();
+  const problems: string[] = [];
+  for (const [path, port, enabled] of listeners) {
+    if (!enabled || port === 0) continue;
+    const other = seen.get(port);
+    if (other) problems.push(`${path} (${origin.get(path) ?? "default"}): port ${port} is already used by ${other}`);
+    else seen.set(port, path);
+  }
+  if (problems.length) throw new ConfigError(problems);
+}
+
+/** Text from an environment variable or flag, converted to the key's kind where it reads as one. */
+function fromText(key: ConfigKey, text: string): unknown {
+  if (key.kind === "number" && /^-?\d+(\.\d+)?$/.test(text.trim())) return Number(text);
+  if (key.kind === "size" && /^\d+$/.test(text.trim())) return Number(text);
+  if (key.kind === "boolean") {
+    const t = text.trim().toLowerCase();
+    if (t === "true" || t === "1") return true;
+    if (t === "false" || t === "0") return false;
+  }
+  return text;
+}
+
+export function blocks(): string[] {
+  return [...new Set(configKeys.map((k) => k.path.split(".")[0]!))];
+}
+
+function isTree(v: unknown): v is Tree {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function setPath(tree: Tree, path: string, value: unknown) {
+  const parts = path.split(".");
+  let node = tree;
+  for (const part of parts.slice(0, -1)) {
+    if (!isTree(node[part])) node[part] = {};
+    node = node[part] as Tree;
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+function getPath(tree: Tree, path: string[]): unknown {
+  let node: unknown = tree;
+  for (const part of path) node = isTree(node) ? node[part] : undefined;
+  return node;
+}

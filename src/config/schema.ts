@@ -1,0 +1,50 @@
+// The whole configuration as one arktype schema (DESIGN rule 6). Every key is
+// required here: defaults come from keys.ts, so a value missing from the
+// merged object is a programming error, and a key the schema does not know
+// is refused wherever it came from.
+import { type } from "arktype";
+import { parseDuration, parseSize } from "../lib/units.ts";
+
+const port = type("0 <= number.integer <= 65535").describe("an integer from 0 to 65535");
+
+/** bytes as an integer, or text with a unit: "16MiB", "256KB" (go-humanize rules, as Loki) */
+const size = type("number.integer >= 0")
+  .or(type("string").pipe((s, ctx) => parseSize(s) ?? ctx.error("a size such as 16MiB or 256KB")))
+  .describe("a size in bytes or with a unit such as 16MiB or 256KB");
+
+/** Prometheus-style duration text, converted to milliseconds */
+const duration = type("string").pipe((s, ctx) => parseDuration(s) ?? ctx.error("a duration such as 10s, 1m30s or 7d"));
+
+const nonEmpty = type("string > 0").describe("a non-empty string");
+
+export const configSchema = type({
+  server: {
+    host: nonEmpty,
+    edition: type("'oss' | 'enterprise' | 'cloud'").describe('one of "oss", "enterprise", "cloud"'),
+    log_level: type("'debug' | 'info' | 'warn' | 'error'").describe('one of "debug", "info", "warn", "error"'),
+    log_format: type("'logfmt' | 'json'").describe('one of "logfmt", "json"'),
+    max_request_body_size: size,
+    shutdown_timeout: duration,
+  },
+  dashboard: {
+    http_port: port,
+  },
+  logs: {
+    enabled: "boolean",
+    http_port: port,
+  },
+  metrics: {
+    enabled: "boolean",
+    http_port: port,
+  },
+  security: {
+    admin_password: nonEmpty,
+  },
+  storage: {
+    data_dir: nonEmpty,
+    in_memory: "boolean",
+  },
+}).onDeepUndeclaredKey("reject");
+
+/** The validated configuration: sizes in bytes, durations in milliseconds. */
+export type Config = typeof configSchema.infer;

@@ -1,0 +1,78 @@
+// What all three listeners share: request logging, in-flight accounting for
+// graceful shutdown, the body size limit and error rendering. Each app passes
+// its own renderer so the body has its family's shape (DESIGN rule 4).
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { ApiError } from "../errors.ts";
+import type { Lifecycle } from "../lifecycle.ts";
+import type { LogFields, Logger } from "../logger.ts";
+
+export type ErrorRenderer = (c: Context, error: ApiError) => Response;
+
+export interface BaseAppOptions {
+  logger: Logger;
+  lifecycle: Lifecycle;
+  maxBodyBytes: number;
+  render: ErrorRenderer;
+  /** who the request is for, logged with it: {org} or {tenant} */
+  subjectOf?: (c: Context) => LogFields;
+}
+
+export function createBaseApp(options: BaseAppOptions): Hono {
+  const { logger, lifecycle, render } = options;
+  const app = new Hono();
+
+  app.use(async (c, next) => {
+    const done = lifecycle.track();
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      done();
+      if (logger.enabled("info")) {
+        logger.info("request", {
+          method: c.req.method,
+          path: c.req.path,
+          status: c.res.status,
+          duration_ms: Math.round((performance.now() - started) * 100) / 100,
+          ...options.subjectOf?.(c),
+        });
+      }
+    }
+  });
+
+  app.use(
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: () => {
+        throw new ApiError(413, `request body too large: the limit is ${options.maxBodyBytes} bytes`);
+      },
+    }),
+  );
+
+  app.notFound((c) => render(c, new ApiError(404, "Not found")));
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return render(c, err);
+    logger.error("unhandled error", { method: c.req.method, path: c.req.path, err: err.stack ?? String(err) });
+    return render(c, new ApiError(500, "Internal Server Error"));
+  });
+
+  return app;
+}
+
+/** Reads a JSON request body; anything that is not JSON is a 400 that never echoes the body. */
+export async function readJson<T = unknown>(c: Context): Promise<T> {
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ApiError(400, "bad request data: the body is not valid JSON", { messageId: "bad-request.invalid-json" });
+  }
+}
+
+/** Applies an error's extra headers to a response. */
+export function withHeaders(response: Response, error: ApiError): Response {
+  for (const [k, v] of Object.entries(error.options.headers ?? {})) response.headers.set(k, v);
+  return response;
+}

@@ -1,0 +1,28 @@
+// The common base of the log store and metrics store listeners: their real
+// counterparts (Loki, Mimir) share the dskit server, so they share this too:
+// Prometheus-style error bodies, the tenant in each request log line, /ready.
+import type { Hono } from "hono";
+import type { Lifecycle } from "../lifecycle.ts";
+import type { Logger } from "../logger.ts";
+import { createBaseApp } from "./base-app.ts";
+import { renderPrometheusError } from "./prometheus-errors.ts";
+import { registerReady } from "./ready.ts";
+
+export interface StoreAppOptions {
+  service: string;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  maxBodyBytes: number;
+}
+
+export function createStoreApp(options: StoreAppOptions): Hono {
+  const app = createBaseApp({
+    logger: options.logger.child({ service: options.service }),
+    lifecycle: options.lifecycle,
+    maxBodyBytes: options.maxBodyBytes,
+    render: renderPrometheusError,
+    subjectOf: (c) => ({ tenant: c.req.header("X-Scope-OrgID") }),
+  });
+  registerReady(app, options.lifecycle);
+  return app;
+}

@@ -1,0 +1,77 @@
+// The composition root: opens the database, builds the three apps and puts
+// them on their listeners; stop() shuts everything down in order. The CLI
+// adds signals and printing; tests call this directly.
+import { createDashboardApp } from "./apps/dashboard/app.ts";
+import { createLogStoreApp } from "./apps/logstore/app.ts";
+import { createMetricsApp } from "./apps/metrics/app.ts";
+import type { Config } from "./config/schema.ts";
+import { openDatabase, type Database } from "./db/open.ts";
+import { createLifecycle, type Lifecycle } from "./lib/lifecycle.ts";
+import type { Logger } from "./lib/logger.ts";
+import { adminFiles } from "./platform/embedded.ts";
+import { listen, type FetchHandler, type Listener } from "./platform/listen.ts";
+
+export type ServiceName = "dashboard" | "logs" | "metrics";
+
+export interface RunningServer {
+  readonly db: Database;
+  readonly lifecycle: Lifecycle;
+  /** base URL of each running listener */
+  readonly urls: Partial<Record<ServiceName, string>> & { dashboard: string };
+  /** graceful stop: refuse new work, wait for in-flight requests (bounded), close the database */
+  stop(): Promise<void>;
+}
+
+export async function startOutpost(config: Config, logger: Logger): Promise<RunningServer> {
+  const lifecycle = createLifecycle();
+  const db = await openDatabase({
+    dataDir: config.storage.in_memory ? undefined : config.storage.data_dir,
+    logger,
+  });
+  const listeners: Array<[ServiceName, Listener]> = [];
+  try {
+    const deps = { config, db, logger, lifecycle };
+    const apps: Array<[ServiceName, number, FetchHandler]> = [
+      ["dashboard", config.dashboard.http_port, createDashboardApp({ ...deps, adminFiles: await adminFiles() }).fetch],
+    ];
+    if (config.logs.enabled) apps.push(["logs", config.logs.http_port, createLogStoreApp(deps).fetch]);
+    if (config.metrics.enabled) apps.push(["metrics", config.metrics.http_port, createMetricsApp(deps).fetch]);
+    for (const [name, port, fetch] of apps) {
+      listeners.push([name, await listen(fetch, { host: config.server.host, port })]);
+    }
+  } catch (err) {
+    await Promise.all(listeners.map(([, l]) => l.close(true)));
+    await db.close();
+    throw err;
+  }
+  lifecycle.markReady();
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      lifecycle.markStopping();
+      const timeout = config.server.shutdown_timeout;
+      const closing = Promise.all(listeners.map(([, l]) => l.close(false)));
+      const drained = await lifecycle.drain(timeout);
+      if (!drained) {
+        logger.warn("shutdown timeout reached with requests still in flight; closing them", {
+          in_flight: lifecycle.inFlight(),
+          timeout_ms: timeout,
+        });
+      }
+      // idle keep-alive connections would otherwise hold the listeners open
+      await Promise.race([closing, delay(drained ? 1_000 : 0)]);
+      await Promise.all(listeners.map(([, l]) => l.close(true)));
+      await db.close();
+      lifecycle.markStopped();
+    })();
+    return stopping;
+  };
+
+  const urls = Object.fromEntries(listeners.map(([name, l]) => [name, l.url])) as RunningServer["urls"];
+  return { db, lifecycle, urls, stop };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
