@@ -2,7 +2,7 @@
 // PGlite, the database seed and the admin page embedded) and the Node.js
 // bundle dist/outpost.mjs.
 import { execFileSync } from "node:child_process";
-import { statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildAdmin } from "./build-admin.ts";
 import { ensureSeed } from "./gen-seed.ts";
@@ -62,6 +62,24 @@ export async function build(): Promise<void> {
   ]);
   const mb = (p: string) => (statSync(p).size / 1e6).toFixed(1);
   console.log(`built dist/outpost (${mb(binary)} MB) and dist/outpost.mjs in ${Math.round(performance.now() - started)} ms`);
+}
+
+/** newest modification time among the build's inputs */
+function newestInput(): number {
+  const walk = (p: string): number => {
+    const s = statSync(p);
+    if (!s.isDirectory()) return s.mtimeMs;
+    return Math.max(0, ...readdirSync(p).map((n) => walk(join(p, n))));
+  };
+  return Math.max(...["src", "web-admin/src", "scripts", "package.json", "package-lock.json"].map((p) => walk(join(root, p))));
+}
+
+export const outputs = { binary: join(distDir, "outpost"), nodeBundle: join(distDir, "outpost.mjs") };
+
+/** true when both outputs exist and are newer than every input */
+export function isBuildCurrent(): boolean {
+  const newest = newestInput();
+  return Object.values(outputs).every((p) => existsSync(p) && statSync(p).mtimeMs >= newest);
 }
 
 if (import.meta.main) await build();

@@ -109,7 +109,8 @@ function describeProblem(path: string[], problem: string, merged: Tree, origin: 
   }
   const value = getPath(merged, path);
   const shown = key?.secret ? "<redacted>" : JSON.stringify(value) ?? String(value);
-  const expected = problem.replace(/\s*\(was [^)]*\)$/, "");
+  // union problems arrive with the path in front: "server.edition must be ..."
+  const expected = problem.replace(new RegExp(`^${dotted.replace(/[.]/g, "\\.")}\\s+`), "").replace(/\s*\(was [^)]*\)$/, "");
   return `${label}: ${expected}, got ${shown}`;
 }
 

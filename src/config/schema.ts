@@ -20,9 +20,9 @@ const nonEmpty = type("string > 0").describe("a non-empty string");
 export const configSchema = type({
   server: {
     host: nonEmpty,
-    edition: type("'oss' | 'enterprise' | 'cloud'").describe('one of "oss", "enterprise", "cloud"'),
-    log_level: type("'debug' | 'info' | 'warn' | 'error'").describe('one of "debug", "info", "warn", "error"'),
-    log_format: type("'logfmt' | 'json'").describe('one of "logfmt", "json"'),
+    edition: "'oss' | 'enterprise' | 'cloud'",
+    log_level: "'debug' | 'info' | 'warn' | 'error'",
+    log_format: "'logfmt' | 'json'",
     max_request_body_size: size,
     shutdown_timeout: duration,
   },

@@ -10,16 +10,24 @@ export interface DataDirLock {
   release(): void;
 }
 
+/** locks held by this process: a pid check cannot tell them from stale ones */
+const held = new Set<string>();
+
 export function lockDataDir(dataDir: string): DataDirLock {
   const path = join(dataDir, "outpost.lock");
+  if (held.has(path)) {
+    throw new DataDirInUseError(`data dir in use: ${dataDir} is already open in this process (${path})`);
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, "wx", 0o600);
       writeSync(fd, `${process.pid}\n`);
       closeSync(fd);
+      held.add(path);
       return {
         path,
         release() {
+          held.delete(path);
           try {
             if (readOwner(path) === process.pid) unlinkSync(path);
           } catch { /* already gone */ }

@@ -1,0 +1,23 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+describe("GET /api/health", () => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer(); });
+  afterAll(async () => { await server.stop(); });
+
+  it("GET /api/health -> 200 {database: ok, version, commit}", async () => {
+    const res = await fetch(`${server.urls.dashboard}/api/health`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = await res.json();
+    expect(body).toEqual({ database: "ok", version: expect.stringMatching(/^\d+\.\d+\.\d+/), commit: expect.any(String) });
+  });
+
+  it("GET /api/health once the database is closed -> 503 {database: failing}", async () => {
+    await server.db.close();
+    const res = await fetch(`${server.urls.dashboard}/api/health`);
+    expect(res.status).toBe(503);
+    expect((await res.json()).database).toBe("failing");
+  });
+});

@@ -1,0 +1,38 @@
+// The same source on the other runtimes: Deno 2 runs src/main.ts, Node.js
+// runs the bundle dist/outpost.mjs.
+import { describe, expect, it } from "vitest";
+import { denoBin, nodeBundle, repoRoot } from "../helpers/paths.ts";
+import { freePortArgs, startChild } from "../helpers/process.ts";
+import { ensureBuilt } from "../helpers/build.ts";
+
+describe("other runtimes", () => {
+  it("deno run src/main.ts serve -> /api/health ok", async () => {
+    const server = await startChild(denoBin, ["run", "-A", "src/main.ts", "serve", "--in-memory", ...freePortArgs], {
+      cwd: repoRoot,
+      timeoutMs: 60_000,
+      env: { DENO_NO_UPDATE_CHECK: "1" },
+    });
+    try {
+      const res = await fetch(`${server.urls.dashboard}/api/health`);
+      expect(res.status).toBe(200);
+      expect((await res.json()).database).toBe("ok");
+      expect(await (await fetch(`${server.urls.logs}/ready`)).text()).toBe("ready\n");
+      expect(server.stderr()).toMatch(/runtime="deno 2\./);
+    } finally {
+      expect(await server.stop("SIGTERM")).toBe(0);
+    }
+  }, 90_000);
+
+  it("node dist/outpost.mjs serve -> /api/health ok", async () => {
+    ensureBuilt();
+    const server = await startChild("node", [nodeBundle, "serve", "--in-memory", ...freePortArgs], { cwd: repoRoot, timeoutMs: 60_000 });
+    try {
+      const res = await fetch(`${server.urls.dashboard}/api/health`);
+      expect((await res.json()).database).toBe("ok");
+      expect((await fetch(`${server.urls.dashboard}/`)).status).toBe(200);
+      expect(server.stderr()).toMatch(/runtime="node \d+/);
+    } finally {
+      expect(await server.stop("SIGTERM")).toBe(0);
+    }
+  }, 90_000);
+});

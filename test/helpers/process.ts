@@ -1,0 +1,69 @@
+// Runs Outpost as a child process (compiled binary, Node bundle, or source
+// under Bun/Deno) and reads the listener addresses it prints.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+
+export interface Child {
+  process: ChildProcess;
+  urls: Record<string, string>;
+  stdout(): string;
+  stderr(): string;
+  /** sends a signal and resolves with the exit code */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startChild(command: string, args: string[], options: { cwd?: string; services?: number; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Child> {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...options.env },
+  });
+  let out = "";
+  let err = "";
+  const urls: Record<string, string> = {};
+  const handle: Child = {
+    process: child,
+    urls,
+    stdout: () => out,
+    stderr: () => err,
+    stop: (signal = "SIGTERM") =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        child.once("exit", (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+  const wanted = options.services ?? 3;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no listener lines after ${options.timeoutMs ?? 30_000} ms\nstdout: ${out}\nstderr: ${err}`));
+    }, options.timeoutMs ?? 30_000);
+    child.stderr!.on("data", (d: Buffer) => { err += d.toString(); });
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      for (const m of out.matchAll(/^(\S+) listening on (\S+)$/gm)) urls[m[1]!] = m[2]!;
+      if (Object.keys(urls).length >= wanted) {
+        clearTimeout(timer);
+        resolve(handle);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with code ${code} before listening\nstdout: ${out}\nstderr: ${err}`));
+    });
+  });
+}
+
+export interface RunResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** runs a command to completion (for commands that exit by themselves) */
+export function runToExit(command: string, args: string[], options: { cwd?: string; timeoutMs?: number } = {}): RunResult {
+  const r = spawnSync(command, args, { cwd: options.cwd, encoding: "utf8", timeout: options.timeoutMs ?? 30_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export const freePortArgs = ["--http-port", "0", "--logs-port", "0", "--metrics-port", "0"];

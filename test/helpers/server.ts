@@ -1,0 +1,31 @@
+// Starts Outpost in-process on free ports, in memory, with its log lines
+// captured so tests can read them.
+import { loadConfig } from "../../src/config/load.ts";
+import { createLogger } from "../../src/lib/logger.ts";
+import { startOutpost, type RunningServer } from "../../src/server.ts";
+
+export interface TestServer extends RunningServer {
+  /** structured log records written so far (JSON-parsed) */
+  logs: Array<Record<string, unknown>>;
+}
+
+export async function startTestServer(flags: Record<string, unknown> = {}): Promise<TestServer> {
+  const config = loadConfig({
+    flags: {
+      "storage.in_memory": true,
+      "dashboard.http_port": 0,
+      "logs.http_port": 0,
+      "metrics.http_port": 0,
+      "server.log_format": "json",
+      ...flags,
+    },
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = createLogger({
+    level: config.server.log_level,
+    format: "json",
+    write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>),
+  });
+  const server = await startOutpost(config, logger);
+  return Object.assign(server, { logs });
+}
