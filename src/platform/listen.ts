@@ -65,11 +65,16 @@ interface DenoGlobal {
 async function listenDeno(fetch: FetchHandler, o: ListenOptions): Promise<Listener> {
   const deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno;
   const server = deno.serve({ hostname: o.host, port: o.port, onListen: () => {} }, fetch);
+  let shutdown: Promise<void> | undefined;
   return {
     url: urlOf(o.host, server.addr.port),
     port: server.addr.port,
-    // Deno's shutdown is graceful and has no forced variant; the caller bounds it
-    close: async () => { await server.shutdown(); },
+    // Deno's shutdown is graceful and has no forced variant: a forced close
+    // stops waiting for it (the process is about to exit)
+    close: async (force = false) => {
+      shutdown ??= server.shutdown();
+      await (force ? Promise.race([shutdown, new Promise((r) => setTimeout(r, 100))]) : shutdown);
+    },
   };
 }
 

@@ -28,14 +28,15 @@ export function contentTypeOf(path: string): string {
 const hashed = /[-.][0-9a-zA-Z_]{8,}\.[a-z0-9]+$/;
 
 export function registerAdminPage(app: Hono, deps: DashboardDeps): void {
-  const files = deps.adminFiles;
+  // own copies with plain ArrayBuffers, made once, sent as they are
+  const files = new Map([...deps.adminFiles].map(([path, bytes]) => [path, new Uint8Array(bytes)]));
   const send = (c: Context, path: string) => {
     const body = files.get(path);
     if (!body) throw new ApiError(404, "Not found");
     c.header("Content-Type", contentTypeOf(path));
     c.header("Cache-Control", path !== "/index.html" && hashed.test(path) ? "public, max-age=31536000, immutable" : "no-cache");
     c.header("X-Content-Type-Options", "nosniff");
-    return c.body(body.slice().buffer as ArrayBuffer);
+    return c.body(body);
   };
   app.get("/", (c) => {
     if (!files.has("/index.html")) {
