@@ -32,7 +32,7 @@ export async function startOutpost(config: Config, logger: Logger): Promise<Runn
   try {
     const deps = { config, db, logger, lifecycle };
     const apps: Array<[ServiceName, number, FetchHandler]> = [
-      ["dashboard", config.dashboard.http_port, createDashboardApp({ ...deps, adminFiles: await adminFiles() }).fetch],
+      ["dashboard", config.dashboard.http_port, (await createDashboardApp({ ...deps, adminFiles: await adminFiles() })).app.fetch],
     ];
     if (config.logs.enabled) apps.push(["logs", config.logs.http_port, createLogStoreApp(deps).fetch]);
     if (config.metrics.enabled) apps.push(["metrics", config.metrics.http_port, createMetricsApp(deps).fetch]);

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { DataDirInUseError } from "../db/lock.ts";
 import { SchemaTooNewError } from "../db/migrate.ts";
-import { createLogger, type Logger } from "../lib/logger.ts";
+import { createLogger } from "../lib/logger.ts";
 import { ListenError } from "../platform/listen.ts";
 import { runtimeVersion } from "../platform/runtime.ts";
 import { onTerminate } from "../platform/signals.ts";
@@ -58,7 +58,6 @@ async function runServer(config: Config): Promise<void> {
     uptime_ms: Math.round(performance.now()),
     new_data_dir: server.db.created,
   });
-  warnDefaultPassword(config, logger);
 
   let signals = 0;
   onTerminate((signal) => {
@@ -79,10 +78,4 @@ async function runServer(config: Config): Promise<void> {
       },
     );
   });
-}
-
-function warnDefaultPassword(config: Config, logger: Logger) {
-  if (config.security.admin_password === "admin") {
-    logger.warn("the admin user's password is the default \"admin\": change it before exposing this server");
-  }
 }

@@ -28,6 +28,7 @@ export const configSchema = type({
   },
   dashboard: {
     http_port: port,
+    stack_id: type("number.integer >= 1").describe("a positive integer"),
   },
   logs: {
     enabled: "boolean",
@@ -39,6 +40,9 @@ export const configSchema = type({
   },
   security: {
     admin_password: nonEmpty,
+    basic_auth_enabled: "boolean",
+    login_max_attempts: type("number.integer >= 0").describe("a whole number (0 turns the lock-out off)"),
+    login_lockout_duration: duration,
   },
   storage: {
     data_dir: nonEmpty,

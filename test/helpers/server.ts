@@ -1,6 +1,8 @@
 // Starts Outpost in-process on free ports, in memory, with its log lines
 // captured so tests can read them.
+import { afterAll, beforeAll } from "vitest";
 import { loadConfig } from "../../src/config/load.ts";
+import { client } from "./api.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { startOutpost, type RunningServer } from "../../src/server.ts";
 
@@ -28,4 +30,20 @@ export async function startTestServer(flags: Record<string, unknown> = {}): Prom
   });
   const server = await startOutpost(config, logger);
   return Object.assign(server, { logs });
+}
+
+/**
+ * Starts a server for the enclosing describe block and stops it after; the
+ * returned object is filled in before the first test runs.
+ */
+export function useServer(flags: Record<string, unknown> = {}): { server: TestServer; api: ReturnType<typeof client> } {
+  const ctx = {} as { server: TestServer; api: ReturnType<typeof client> };
+  beforeAll(async () => {
+    ctx.server = await startTestServer(flags);
+    ctx.api = client(ctx.server.urls.dashboard);
+  });
+  afterAll(async () => {
+    await ctx.server.stop();
+  });
+  return ctx;
 }

@@ -1,21 +1,65 @@
 // The dashboard listener (:3000): the /api and /apis families and the admin
-// page. Routes are registered in this one visible list (DESIGN rule 2).
+// page. Routes are registered in this one visible list (DESIGN rule 2), each
+// through the router that guards it.
 import type { Hono } from "hono";
 import { createBaseApp } from "../../lib/http/base-app.ts";
-import type { DashboardDeps } from "./deps.ts";
+import { createRouter, maybeIdentity, type RouteEntry } from "./access/guard.ts";
 import { registerAdminPage } from "./admin/serve-admin.ts";
+import { createAccessModel } from "./core/access-model.ts";
+import { createAuthenticator } from "./core/authenticate.ts";
+import { adminHasDefaultPassword, bootstrapIdentity } from "./core/bootstrap.ts";
+import type { IdentityDeps } from "./core/identity-deps.ts";
+import { createLoginThrottle } from "./core/login-throttle.ts";
+import type { DashboardDeps } from "./deps.ts";
 import { registerHealth } from "./legacy/health.ts";
+import { registerOrgs } from "./legacy/orgs.ts";
+import { registerUser } from "./legacy/user.ts";
 import { renderDashboardError } from "./render-error.ts";
 
-export function createDashboardApp(deps: DashboardDeps): Hono {
+export interface DashboardApp {
+  app: Hono;
+  /** every route with the access it requires */
+  routes: readonly RouteEntry[];
+  identity: IdentityDeps;
+}
+
+export async function createDashboardApp(deps: DashboardDeps): Promise<DashboardApp> {
+  const { config, db } = deps;
+  await bootstrapIdentity(db.pg, config.security.admin_password);
+  warnWhileDefaultPassword(deps);
+  const model = createAccessModel(db.pg, { customRoles: config.server.edition !== "oss" });
+  const throttle = createLoginThrottle(config.security.login_max_attempts, config.security.login_lockout_duration);
+  const auth = createAuthenticator({
+    model,
+    throttle,
+    // the cloud edition accepts service account tokens only
+    basicAuthEnabled: config.security.basic_auth_enabled && config.server.edition !== "cloud",
+  });
+  const identity: IdentityDeps = { pg: db.pg, model, auth, edition: config.server.edition };
+
   const app = createBaseApp({
     logger: deps.logger.child({ service: "dashboard" }),
     lifecycle: deps.lifecycle,
-    maxBodyBytes: deps.config.server.max_request_body_size,
+    maxBodyBytes: config.server.max_request_body_size,
     render: renderDashboardError,
-    subjectOf: (c) => ({ org: c.req.header("X-Svc-Org-Id") }),
+    subjectOf: (c) => ({ org: maybeIdentity(c)?.orgId ?? c.req.header("X-Svc-Org-Id") }),
   });
-  registerHealth(app, deps);
-  registerAdminPage(app, deps);
-  return app;
+  const r = createRouter(app, auth);
+  registerHealth(r, deps);
+  registerUser(r, identity);
+  registerOrgs(r, identity);
+  registerAdminPage(r, deps);
+  return { app, routes: r.entries, identity };
+}
+
+/** checked in the background: a bcrypt comparison must not delay startup */
+function warnWhileDefaultPassword(deps: DashboardDeps): void {
+  adminHasDefaultPassword(deps.db.pg).then(
+    (isDefault) => {
+      if (isDefault) {
+        deps.logger.warn("the admin user's password is the default \"admin\": change it before exposing this server");
+      }
+    },
+    () => {},
+  );
 }

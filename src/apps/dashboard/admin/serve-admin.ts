@@ -1,8 +1,9 @@
 // The bundled admin page: files embedded in the binary (or read from
 // web-admin/dist in development), served at "/". Hashed assets are cached for
 // a year; index.html is revalidated on every load.
-import type { Context, Hono } from "hono";
+import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
+import type { Router } from "../access/guard.ts";
 import type { DashboardDeps } from "../deps.ts";
 
 const contentTypes: Record<string, string> = {
@@ -27,7 +28,7 @@ export function contentTypeOf(path: string): string {
 /** names like app-3f9a1c2b.js carry their content hash and never change */
 const hashed = /[-.][0-9a-zA-Z_]{8,}\.[a-z0-9]+$/;
 
-export function registerAdminPage(app: Hono, deps: DashboardDeps): void {
+export function registerAdminPage(r: Router, deps: DashboardDeps): void {
   // own copies with plain ArrayBuffers, made once, sent as they are
   const files = new Map([...deps.adminFiles].map(([path, bytes]) => [path, new Uint8Array(bytes)]));
   const send = (c: Context, path: string) => {
@@ -38,13 +39,13 @@ export function registerAdminPage(app: Hono, deps: DashboardDeps): void {
     c.header("X-Content-Type-Options", "nosniff");
     return c.body(body);
   };
-  app.get("/", (c) => {
+  r.get("/", { public: true }, (c) => {
     if (!files.has("/index.html")) {
       throw new ApiError(503, "the admin page is not built: run `npm run build` (or `bun scripts/prepare.ts`)");
     }
     return send(c, "/index.html");
   });
-  app.get("/*", async (c, next) => {
+  r.get("/*", { public: true }, async (c, next) => {
     const path = c.req.path;
     if (path.startsWith("/api/") || path.startsWith("/apis") || !files.has(path)) return next();
     return send(c, path);

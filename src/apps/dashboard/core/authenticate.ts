@@ -1,0 +1,147 @@
+// Who is calling, and in which organization: HTTP basic auth for users,
+// Bearer (or basic with user "api_key") for service account tokens. Messages
+// and ids are the real product's (reference §1.2, §1.3).
+import { createHash, randomBytes } from "node:crypto";
+import { ApiError } from "../../../lib/errors.ts";
+import type { AccessModel, Snapshot, UserRecord } from "./access-model.ts";
+import type { OrgRole } from "./basic-roles.ts";
+import type { LoginThrottle } from "./login-throttle.ts";
+import { verifyPassword } from "./passwords.ts";
+import type { PermissionSet } from "./permissions.ts";
+import { isWellFormedToken, sha256 } from "./tokens.ts";
+
+export interface Identity {
+  kind: "user" | "service-account";
+  user: UserRecord;
+  /** -1 when the requested organization is not one of the user's */
+  orgId: number;
+  orgRole: OrgRole | null;
+  permissions: PermissionSet;
+  method: "basic" | "token" | "session";
+}
+
+export interface Credentials {
+  authorization?: string | undefined;
+  /** X-Svc-Org-Id, or the targetOrgId query parameter */
+  orgId?: string | undefined;
+}
+
+export interface AuthenticatorOptions {
+  model: AccessModel;
+  throttle: LoginThrottle;
+  basicAuthEnabled: boolean;
+  now?: () => number;
+}
+
+const unauthorized = () => new ApiError(401, "Unauthorized", { messageId: "auth.unauthorized" });
+const badLogin = (messageId = "password-auth.failed") => new ApiError(401, "Invalid username or password", { messageId });
+const invalidKey = () => new ApiError(401, "Invalid API key", { messageId: "api-key.invalid" });
+
+export interface Authenticator {
+  authenticate(credentials: Credentials): Promise<Identity>;
+  /** resolves the identity of a user (sessions, tools) in the organization asked for */
+  identityOfUser(snap: Snapshot, user: UserRecord, requestedOrg: string | undefined, method: Identity["method"]): Identity;
+  /** drops cached basic-auth verifications (password changed, user disabled) */
+  forget(): void;
+}
+
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
+  const { model, throttle } = options;
+  const now = options.now ?? (() => Date.now());
+  // verified basic credentials, keyed by a keyed hash of login and password:
+  // bcrypt costs ~0.1 s, far too much to pay on every request
+  const cacheKey = randomBytes(32).toString("hex");
+  const verified = new Map<string, { userId: number; passwordHash: string; until: number }>();
+
+  const identityOfUser: Authenticator["identityOfUser"] = (snap, user, requestedOrg, method) => {
+    const orgs = snap.memberships.get(user.id) ?? new Map<number, OrgRole>();
+    const asked = requestedOrg !== undefined && /^\d+$/.test(requestedOrg) ? Number(requestedOrg) : undefined;
+    const orgId = asked ?? user.currentOrgId ?? orgs.keys().next().value ?? -1;
+    const role = orgs.get(orgId);
+    if (role === undefined) {
+      // authenticated, but no role here: every permission check answers 403,
+      // except a server admin's, whose server-wide permissions hold everywhere
+      const permissions = user.isServerAdmin ? model.permissionsOf(snap, user, -1, "None") : new Map();
+      return { kind: "user", user, orgId: -1, orgRole: null, permissions, method };
+    }
+    return { kind: "user", user, orgId, orgRole: role, permissions: model.permissionsOf(snap, user, orgId, role), method };
+  };
+
+  const byToken = async (token: string, requestedOrg: string | undefined): Promise<Identity> => {
+    if (!isWellFormedToken(token)) throw invalidKey();
+    const snap = await model.snapshot();
+    const record = snap.tokens.get(sha256(token));
+    if (!record) throw invalidKey();
+    if (record.isRevoked) throw new ApiError(401, "Revoked API key", { messageId: "api-key.revoked" });
+    if (record.expiresAt && record.expiresAt.getTime() <= now()) {
+      throw new ApiError(401, "Expired API key", { messageId: "api-key.expired" });
+    }
+    const account = snap.users.get(record.serviceAccountId);
+    if (!account || account.isDisabled) throw invalidKey();
+    // a token is bound to its organization: asking for another one finds no such key there
+    if (requestedOrg !== undefined && /^\d+$/.test(requestedOrg) && Number(requestedOrg) !== record.orgId) throw invalidKey();
+    const role = snap.memberships.get(account.id)?.get(record.orgId) ?? "None";
+    return {
+      kind: "service-account",
+      user: account,
+      orgId: record.orgId,
+      orgRole: role,
+      permissions: model.permissionsOf(snap, account, record.orgId, role),
+      method: "token",
+    };
+  };
+
+  const byPassword = async (login: string, password: string, requestedOrg: string | undefined): Promise<Identity> => {
+    if (!options.basicAuthEnabled) {
+      throw new ApiError(401, "basic authentication is disabled: use a service account token", { messageId: "basic-auth.disabled" });
+    }
+    if (throttle.isLocked(login)) throw badLogin("login-attempt.blocked");
+    const snap = await model.snapshot();
+    const user = snap.byLogin.get(login.toLowerCase());
+    const key = createHash("sha256").update(`${cacheKey}\n${login.toLowerCase()}\n${password}`).digest("hex");
+    const hit = verified.get(key);
+    if (user && hit && hit.userId === user.id && hit.passwordHash === user.passwordHash && hit.until > now()) {
+      if (user.isDisabled || user.isServiceAccount) throw badLogin();
+      return identityOfUser(snap, user, requestedOrg, "basic");
+    }
+    const ok = user && !user.isServiceAccount && user.passwordHash ? await verifyPassword(password, user.passwordHash) : false;
+    if (!ok || !user || user.isDisabled) {
+      throttle.recordFailure(login);
+      throw badLogin();
+    }
+    throttle.reset(login);
+    if (verified.size > 10_000) verified.clear();
+    verified.set(key, { userId: user.id, passwordHash: user.passwordHash!, until: now() + 5 * 60_000 });
+    return identityOfUser(snap, user, requestedOrg, "basic");
+  };
+
+  return {
+    identityOfUser,
+    forget: () => verified.clear(),
+    async authenticate({ authorization, orgId }) {
+      if (!authorization) throw unauthorized();
+      const [scheme, value = ""] = splitOnce(authorization.trim(), " ");
+      if (/^bearer$/i.test(scheme)) return byToken(value.trim(), orgId);
+      if (/^basic$/i.test(scheme)) {
+        const decoded = decodeBasic(value.trim());
+        if (!decoded) throw new ApiError(401, "Invalid Basic Auth Header", { messageId: "basic-auth.invalid-header" });
+        const [login, password] = decoded;
+        if (login === "api_key") return byToken(password, orgId);
+        return byPassword(login, password, orgId);
+      }
+      throw unauthorized();
+    },
+  };
+}
+
+function splitOnce(text: string, sep: string): [string, string | undefined] {
+  const i = text.indexOf(sep);
+  return i < 0 ? [text, undefined] : [text.slice(0, i), text.slice(i + 1)];
+}
+
+function decodeBasic(value: string): [string, string] | undefined {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return undefined;
+  const text = Buffer.from(value, "base64").toString("utf8");
+  const i = text.indexOf(":");
+  return i < 0 ? undefined : [text.slice(0, i), text.slice(i + 1)];
+}

@@ -1,0 +1,104 @@
+// The fixed permission sets of the basic roles, following the real product's
+// defaults: Viewers read, Editors write dashboards, folders, annotations,
+// playlists and library panels, Admins manage the organization, server
+// admins manage the server. docs/permissions.md is generated from this table.
+import type { Permission } from "./permissions.ts";
+
+export const ORG_ROLES = ["None", "Viewer", "Editor", "Admin"] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+export function isOrgRole(value: unknown): value is OrgRole {
+  return typeof value === "string" && (ORG_ROLES as readonly string[]).includes(value);
+}
+
+/** None < Viewer < Editor < Admin */
+export function roleRank(role: OrgRole): number {
+  return ORG_ROLES.indexOf(role);
+}
+
+const p = (action: string, scope = ""): Permission => ({ action, scope });
+
+const viewer: Permission[] = [
+  p("dashboards:read", "dashboards:*"), p("dashboards:read", "folders:*"),
+  p("folders:read", "folders:*"),
+  p("annotations:read", "annotations:type:*"),
+  p("datasources:query", "datasources:*"),
+  p("library.panels:read", "folders:*"),
+  p("playlists:read", "playlists:*"),
+  p("alert.rules:read", "folders:*"),
+  p("orgs:read"),
+];
+
+const editor: Permission[] = [
+  ...viewer,
+  p("dashboards:create", "folders:*"),
+  p("dashboards:write", "dashboards:*"), p("dashboards:write", "folders:*"),
+  p("dashboards:delete", "dashboards:*"), p("dashboards:delete", "folders:*"),
+  p("folders:create", "folders:*"), p("folders:write", "folders:*"), p("folders:delete", "folders:*"),
+  p("annotations:create", "annotations:type:*"), p("annotations:write", "annotations:type:*"),
+  p("annotations:delete", "annotations:type:*"),
+  p("datasources:explore"),
+  p("library.panels:create", "folders:*"), p("library.panels:write", "folders:*"),
+  p("library.panels:delete", "folders:*"),
+  p("playlists:create"), p("playlists:write", "playlists:*"), p("playlists:delete", "playlists:*"),
+  p("alert.rules:create", "folders:*"), p("alert.rules:write", "folders:*"), p("alert.rules:delete", "folders:*"),
+  p("teams:read", "teams:*"),
+];
+
+const admin: Permission[] = [
+  ...editor,
+  p("dashboards.permissions:read", "dashboards:*"), p("dashboards.permissions:write", "dashboards:*"),
+  p("folders.permissions:read", "folders:*"), p("folders.permissions:write", "folders:*"),
+  p("datasources:read", "datasources:*"), p("datasources:create"), p("datasources:write", "datasources:*"),
+  p("datasources:delete", "datasources:*"), p("datasources.id:read", "datasources:*"),
+  p("datasources.permissions:read", "datasources:*"), p("datasources.permissions:write", "datasources:*"),
+  p("serviceaccounts:read", "serviceaccounts:*"), p("serviceaccounts:create"),
+  p("serviceaccounts:write", "serviceaccounts:*"), p("serviceaccounts:delete", "serviceaccounts:*"),
+  p("serviceaccounts.permissions:read", "serviceaccounts:*"), p("serviceaccounts.permissions:write", "serviceaccounts:*"),
+  p("teams:create"), p("teams:write", "teams:*"), p("teams:delete", "teams:*"),
+  p("teams.permissions:read", "teams:*"), p("teams.permissions:write", "teams:*"),
+  p("teams.roles:read", "teams:*"), p("teams.roles:add", "teams:*"), p("teams.roles:remove", "teams:*"),
+  p("users.roles:read", "users:*"), p("users.roles:add", "users:*"), p("users.roles:remove", "users:*"),
+  p("org.users:read", "users:*"), p("org.users:add", "users:*"), p("org.users:write", "users:*"),
+  p("org.users:remove", "users:*"),
+  p("orgs:write"), p("orgs.preferences:read"), p("orgs.preferences:write"),
+  p("roles:read", "roles:*"), p("status:accesscontrol", "services:accesscontrol"),
+  p("permissions:type:delegate"),
+  p("reports:read", "reports:*"), p("reports:create"), p("reports:write", "reports:*"),
+  p("reports:delete", "reports:*"), p("reports:send", "reports:*"),
+  p("reports.settings:read"), p("reports.settings:write"),
+  p("secret.securevalues:create", "secret.securevalues:*"), p("secret.securevalues:read", "secret.securevalues:*"),
+  p("secret.securevalues:write", "secret.securevalues:*"), p("secret.securevalues:delete", "secret.securevalues:*"),
+];
+
+/** granted to server admins in every organization, on top of their org role */
+const serverAdmin: Permission[] = [
+  p("users:read", "global.users:*"), p("users:create"), p("users:write", "global.users:*"),
+  p("users:delete", "global.users:*"), p("users:disable", "global.users:*"),
+  p("users.password:write", "global.users:*"), p("users.permissions:read", "users:*"),
+  p("org.users:read", "users:*"), p("org.users:add", "users:*"), p("org.users:write", "users:*"),
+  p("org.users:remove", "users:*"),
+  p("orgs:read", "orgs:*"), p("orgs:create"), p("orgs:write", "orgs:*"), p("orgs:delete", "orgs:*"),
+  p("licensing:read"), p("licensing:write"), p("licensing:delete"),
+  p("roles:read", "roles:*"), p("roles:write", "permissions:type:delegate"), p("roles:delete", "permissions:type:delegate"),
+  p("permissions:type:delegate"), p("permissions:type:escalate"),
+  p("status:accesscontrol", "services:accesscontrol"),
+  p("server.stats:read"), p("settings:read", "settings:*"),
+];
+
+/** name, uid and permissions of each basic role, as the RBAC API shows them */
+export const BASIC_ROLES = [
+  { name: "basic:none", uid: "basic_none", displayName: "No basic role", orgRole: "None" as const, permissions: [] as Permission[] },
+  { name: "basic:viewer", uid: "basic_viewer", displayName: "Viewer", orgRole: "Viewer" as const, permissions: viewer },
+  { name: "basic:editor", uid: "basic_editor", displayName: "Editor", orgRole: "Editor" as const, permissions: editor },
+  { name: "basic:admin", uid: "basic_admin", displayName: "Admin", orgRole: "Admin" as const, permissions: admin },
+  { name: "basic:svc_admin", uid: "basic_svc_admin", displayName: "Server admin", orgRole: undefined, permissions: serverAdmin },
+];
+
+/** every action a role may grant (permission validation on role creation) */
+export const KNOWN_ACTIONS: ReadonlySet<string> = new Set(
+  BASIC_ROLES.flatMap((r) => r.permissions.map((x) => x.action)).concat([
+    "users.authtoken:read", "users.authtoken:write", "users:logout", "users.quotas:list", "users.quotas:write",
+    "orgs.quotas:read", "orgs.quotas:write", "dashboards.public:write", "annotations:*",
+  ]),
+);

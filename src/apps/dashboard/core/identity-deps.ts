@@ -1,0 +1,17 @@
+import type { PGlite } from "@electric-sql/pglite";
+import type { AccessModel } from "./access-model.ts";
+import type { Authenticator } from "./authenticate.ts";
+
+/** what the identity services need: the database and the read model they keep current */
+export interface IdentityDeps {
+  pg: PGlite;
+  model: AccessModel;
+  auth: Authenticator;
+  edition: "oss" | "enterprise" | "cloud";
+}
+
+/** run after every write to identity tables */
+export function changed(deps: IdentityDeps): void {
+  deps.model.invalidate();
+  deps.auth.forget();
+}

@@ -1,0 +1,94 @@
+// Organizations and their members (the real product's admin API shapes).
+import { ApiError, badRequest, conflict, notFound } from "../../../lib/errors.ts";
+import type { UserRecord } from "./access-model.ts";
+import type { OrgRole } from "./basic-roles.ts";
+import { changed, type IdentityDeps } from "./identity-deps.ts";
+import { avatarUrl } from "./users.ts";
+
+export async function createOrg(deps: IdentityDeps, name: string, creator: UserRecord): Promise<number> {
+  const trimmed = name.trim();
+  if (!trimmed) throw badRequest("bad request data: name must be non-empty");
+  const orgId = await deps.pg
+    .transaction(async (tx) => {
+      const r = await tx.query<{ id: number }>("insert into orgs (name) values ($1) returning id", [trimmed]);
+      const id = r.rows[0]!.id;
+      // the creator administers the new organization, as in the real product
+      await tx.query("insert into org_members (org_id, user_id, role) values ($1, $2, 'Admin')", [id, creator.id]);
+      return id;
+    })
+    .catch((err: unknown) => {
+      if (String(err).includes("orgs_name_key")) throw conflict("Organization name taken");
+      throw err;
+    });
+  changed(deps);
+  return orgId;
+}
+
+export async function requireOrg(deps: IdentityDeps, orgId: number): Promise<{ id: number; name: string }> {
+  const r = await deps.pg.query<{ id: number; name: string }>("select id, name from orgs where id = $1", [orgId]);
+  if (!r.rows[0]) throw notFound("Organization not found");
+  return r.rows[0];
+}
+
+export async function addOrgMember(deps: IdentityDeps, orgId: number, loginOrEmail: string, role: OrgRole): Promise<number> {
+  await requireOrg(deps, orgId);
+  const snap = await deps.model.snapshot();
+  const user = snap.byLogin.get(loginOrEmail.trim().toLowerCase());
+  if (!user || user.isServiceAccount) throw notFound("User not found");
+  if (snap.memberships.get(user.id)?.has(orgId)) throw conflict("User is already member of this organization");
+  await deps.pg.query("insert into org_members (org_id, user_id, role) values ($1, $2, $3)", [orgId, user.id, role]);
+  if (user.currentOrgId === null) await deps.pg.query("update users set current_org_id = $1 where id = $2", [orgId, user.id]);
+  changed(deps);
+  return user.id;
+}
+
+export async function listOrgMembers(deps: IdentityDeps, orgId: number) {
+  await requireOrg(deps, orgId);
+  const r = await deps.pg.query<Record<string, unknown>>(
+    `select u.id, u.uid, u.login, u.email, u.name, u.is_disabled, m.role, m.created_at
+       from org_members m join users u on u.id = m.user_id
+      where m.org_id = $1 and not u.is_service_account
+      order by lower(u.login)`,
+    [orgId],
+  );
+  return r.rows.map((row) => ({
+    orgId,
+    userId: Number(row.id),
+    uid: String(row.uid),
+    email: String(row.email),
+    name: String(row.name),
+    avatarUrl: avatarUrl(String(row.email)),
+    login: String(row.login),
+    role: row.role as OrgRole,
+    isDisabled: Boolean(row.is_disabled),
+  }));
+}
+
+export function parseId(raw: string | undefined, message: string): number {
+  if (raw === undefined || !/^\d+$/.test(raw)) throw new ApiError(400, message);
+  return Number(raw);
+}
+
+export async function updateOrgMember(deps: IdentityDeps, orgId: number, userId: number, role: OrgRole): Promise<void> {
+  await requireOrg(deps, orgId);
+  const r = await deps.pg.query("update org_members set role = $1, updated_at = now() where org_id = $2 and user_id = $3", [role, orgId, userId]);
+  if (!r.affectedRows) throw notFound("User not found");
+  changed(deps);
+}
+
+export async function removeOrgMember(deps: IdentityDeps, orgId: number, userId: number): Promise<void> {
+  await requireOrg(deps, orgId);
+  const admins = await deps.pg.query<{ n: number }>(
+    "select count(*)::int as n from org_members where org_id = $1 and role = 'Admin' and user_id <> $2",
+    [orgId, userId],
+  );
+  const target = await deps.pg.query<{ role: string }>("select role from org_members where org_id = $1 and user_id = $2", [orgId, userId]);
+  if (!target.rows[0]) throw notFound("User not found");
+  if (target.rows[0].role === "Admin" && admins.rows[0]!.n === 0) throw badRequest("Cannot remove last organization admin");
+  await deps.pg.query("delete from org_members where org_id = $1 and user_id = $2", [orgId, userId]);
+  await deps.pg.query(
+    "update users set current_org_id = (select min(org_id) from org_members where user_id = $1) where id = $1 and current_org_id = $2",
+    [userId, orgId],
+  );
+  changed(deps);
+}

@@ -1,0 +1,66 @@
+// Server-admin user and organization management: POST /api/admin/users,
+// POST /api/orgs, GET and POST /api/orgs/:orgId/users.
+import { type } from "arktype";
+import type { Context } from "hono";
+import { parseBody } from "../../../lib/http/validate.ts";
+import { identityOf, type Router } from "../access/guard.ts";
+import { ORG_ROLES } from "../core/basic-roles.ts";
+import type { IdentityDeps } from "../core/identity-deps.ts";
+import { addOrgMember, createOrg, listOrgMembers, parseId, removeOrgMember, updateOrgMember } from "../core/orgs.ts";
+import { createUser } from "../core/users.ts";
+
+const role = type.enumerated(...ORG_ROLES);
+const NewUser = type({
+  "name?": "string",
+  "email?": "string",
+  "login?": "string",
+  password: "string",
+  "OrgId?": "number.integer > 0",
+  "orgId?": "number.integer > 0",
+});
+const NewOrg = type({ name: "string > 0" });
+const NewMember = type({ loginOrEmail: "string > 0", role });
+const MemberRole = type({ role });
+
+export function registerOrgs(r: Router, deps: IdentityDeps): void {
+  r.post("/api/admin/users", { action: "users:create" }, async (c) => {
+    const body = await parseBody(c, NewUser);
+    const user = await createUser(deps, { ...body, orgId: body.OrgId ?? body.orgId });
+    return c.json({ id: user.id, uid: user.uid, message: "User created" });
+  });
+
+  r.post("/api/orgs", { action: "orgs:create" }, async (c) => {
+    const body = await parseBody(c, NewOrg);
+    const orgId = await createOrg(deps, body.name, identityOf(c).user);
+    return c.json({ orgId, message: "Organization created" });
+  });
+
+  // permissions are those the caller holds in the organization of the path
+  const inPathOrg = { orgOf: (c: Context) => c.req.param("orgId") };
+  r.get("/api/orgs/:orgId/users", { action: "org.users:read", ...inPathOrg }, async (c) => {
+    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
+    return c.json(await listOrgMembers(deps, orgId));
+  });
+
+  r.post("/api/orgs/:orgId/users", { action: "org.users:add", ...inPathOrg }, async (c) => {
+    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
+    const body = await parseBody(c, NewMember);
+    const userId = await addOrgMember(deps, orgId, body.loginOrEmail, body.role);
+    return c.json({ message: "User added to organization", userId });
+  });
+
+  r.patch("/api/orgs/:orgId/users/:userId", { action: "org.users:write", ...inPathOrg }, async (c) => {
+    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
+    const userId = parseId(c.req.param("userId"), "userId is invalid");
+    const body = await parseBody(c, MemberRole);
+    await updateOrgMember(deps, orgId, userId, body.role);
+    return c.json({ message: "Organization user updated" });
+  });
+
+  r.delete("/api/orgs/:orgId/users/:userId", { action: "org.users:remove", ...inPathOrg }, async (c) => {
+    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
+    const userId = parseId(c.req.param("userId"), "userId is invalid");
+    await removeOrgMember(deps, orgId, userId);
+    return c.json({ message: "User removed from organization" });
+  });
+}

@@ -1,0 +1,22 @@
+// Request body validation with arktype: one call reads the JSON and checks
+// it, and a failure is a 400 whose message names the field.
+import type { Context } from "hono";
+import { type } from "arktype";
+import { ApiError } from "../errors.ts";
+import { readJson } from "./base-app.ts";
+
+export interface Validator<T> {
+  (data: unknown): T | InstanceType<typeof type.errors>;
+}
+
+export function check<T>(schema: Validator<T>, data: unknown, prefix = "bad request data"): T {
+  const out = schema(data);
+  if (out instanceof type.errors) {
+    throw new ApiError(400, `${prefix}: ${out.summary.split("\n").join("; ")}`, { messageId: "bad-request.invalid-field" });
+  }
+  return out;
+}
+
+export async function parseBody<T>(c: Context, schema: Validator<T>): Promise<T> {
+  return check(schema, await readJson(c));
+}

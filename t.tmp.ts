@@ -1,0 +1,11 @@
+import { PGlite } from "@electric-sql/pglite";
+import { migrate } from "./src/db/migrate.ts";
+import { migrations } from "./src/db/migrations/index.ts";
+import { silentLogger } from "./src/lib/logger.ts";
+import { bootstrapIdentity } from "./src/apps/dashboard/core/bootstrap.ts";
+import { readFileSync } from "node:fs";
+const pg = await PGlite.create({ loadDataDir: new Blob([readFileSync("dist/gen/pgdata-seed.tar.gz")]) });
+let t = performance.now();
+await migrate(pg, migrations, silentLogger, "x"); console.log("migrate", Math.round(performance.now() - t)); t = performance.now();
+await bootstrapIdentity(pg, "admin"); console.log("bootstrap", Math.round(performance.now() - t)); t = performance.now();
+await bootstrapIdentity(pg, "admin"); console.log("bootstrap again", Math.round(performance.now() - t));
