@@ -22,7 +22,12 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startOutpost(config: Config, logger: Logger): Promise<RunningServer> {
+export interface StartOptions {
+  /** the clock, in epoch milliseconds; tests move it */
+  now?: () => number;
+}
+
+export async function startOutpost(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
   const lifecycle = createLifecycle();
   const db = await openDatabase({
     dataDir: config.storage.in_memory ? undefined : config.storage.data_dir,
@@ -32,7 +37,7 @@ export async function startOutpost(config: Config, logger: Logger): Promise<Runn
   try {
     const deps = { config, db, logger, lifecycle };
     const apps: Array<[ServiceName, number, FetchHandler]> = [
-      ["dashboard", config.dashboard.http_port, (await createDashboardApp({ ...deps, adminFiles: await adminFiles() })).app.fetch],
+      ["dashboard", config.dashboard.http_port, (await createDashboardApp({ ...deps, adminFiles: await adminFiles(), ...options })).app.fetch],
     ];
     if (config.logs.enabled) apps.push(["logs", config.logs.http_port, createLogStoreApp(deps).fetch]);
     if (config.metrics.enabled) apps.push(["metrics", config.metrics.http_port, createMetricsApp(deps).fetch]);

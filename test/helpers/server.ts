@@ -11,7 +11,18 @@ export interface TestServer extends RunningServer {
   logs: Array<Record<string, unknown>>;
 }
 
-export async function startTestServer(flags: Record<string, unknown> = {}): Promise<TestServer> {
+export interface TestClock {
+  now(): number;
+  advance(ms: number): void;
+}
+
+/** a clock that starts at the real time and moves only when told */
+export function testClock(start = Date.now()): TestClock {
+  let t = start;
+  return { now: () => t, advance: (ms) => { t += ms; } };
+}
+
+export async function startTestServer(flags: Record<string, unknown> = {}, clock?: TestClock): Promise<TestServer> {
   const config = loadConfig({
     flags: {
       "storage.in_memory": true,
@@ -28,7 +39,7 @@ export async function startTestServer(flags: Record<string, unknown> = {}): Prom
     format: "json",
     write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>),
   });
-  const server = await startOutpost(config, logger);
+  const server = await startOutpost(config, logger, clock ? { now: clock.now } : {});
   return Object.assign(server, { logs });
 }
 
@@ -36,10 +47,10 @@ export async function startTestServer(flags: Record<string, unknown> = {}): Prom
  * Starts a server for the enclosing describe block and stops it after; the
  * returned object is filled in before the first test runs.
  */
-export function useServer(flags: Record<string, unknown> = {}): { server: TestServer; api: ReturnType<typeof client> } {
+export function useServer(flags: Record<string, unknown> = {}, clock?: TestClock): { server: TestServer; api: ReturnType<typeof client> } {
   const ctx = {} as { server: TestServer; api: ReturnType<typeof client> };
   beforeAll(async () => {
-    ctx.server = await startTestServer(flags);
+    ctx.server = await startTestServer(flags, clock);
     ctx.api = client(ctx.server.urls.dashboard);
   });
   afterAll(async () => {

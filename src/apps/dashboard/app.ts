@@ -13,6 +13,7 @@ import { createLoginThrottle } from "./core/login-throttle.ts";
 import type { DashboardDeps } from "./deps.ts";
 import { registerHealth } from "./legacy/health.ts";
 import { registerOrgs } from "./legacy/orgs.ts";
+import { registerServiceAccounts } from "./legacy/service-accounts.ts";
 import { registerUser } from "./legacy/user.ts";
 import { renderDashboardError } from "./render-error.ts";
 
@@ -28,14 +29,17 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   await bootstrapIdentity(db.pg, config.security.admin_password);
   warnWhileDefaultPassword(deps);
   const model = createAccessModel(db.pg, { customRoles: config.server.edition !== "oss" });
-  const throttle = createLoginThrottle(config.security.login_max_attempts, config.security.login_lockout_duration);
+  const throttle = createLoginThrottle(config.security.login_max_attempts, config.security.login_lockout_duration, () => (deps.now ?? Date.now)());
+  const now = deps.now ?? (() => Date.now());
   const auth = createAuthenticator({
     model,
     throttle,
+    now,
+    onTokenUsed: recordTokenUse(db, deps.logger, now),
     // the cloud edition accepts service account tokens only
     basicAuthEnabled: config.security.basic_auth_enabled && config.server.edition !== "cloud",
   });
-  const identity: IdentityDeps = { pg: db.pg, model, auth, edition: config.server.edition };
+  const identity: IdentityDeps = { pg: db.pg, model, auth, edition: config.server.edition, now };
 
   const app = createBaseApp({
     logger: deps.logger.child({ service: "dashboard" }),
@@ -48,6 +52,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerHealth(r, deps);
   registerUser(r, identity);
   registerOrgs(r, identity);
+  registerServiceAccounts(r, identity);
   registerAdminPage(r, deps);
   return { app, routes: r.entries, identity };
 }
@@ -62,4 +67,20 @@ function warnWhileDefaultPassword(deps: DashboardDeps): void {
     },
     () => {},
   );
+}
+
+/**
+ * Records when a token was last used without a database write per request:
+ * at most one background write per token per minute.
+ */
+function recordTokenUse(db: DashboardDeps["db"], logger: DashboardDeps["logger"], now: () => number) {
+  const written = new Map<number, number>();
+  return (tokenId: number) => {
+    const t = now();
+    if ((written.get(tokenId) ?? -Infinity) > t - 60_000) return;
+    written.set(tokenId, t);
+    db.pg
+      .query("update api_tokens set last_used_at = $2 where id = $1", [tokenId, new Date(t)])
+      .catch((err: unknown) => logger.warn("could not record token use", { err: String(err) }));
+  };
 }

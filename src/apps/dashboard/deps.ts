@@ -11,4 +11,6 @@ export interface DashboardDeps {
   lifecycle: Lifecycle;
   /** admin page files keyed by URL path */
   adminFiles: Map<string, Uint8Array>;
+  /** the clock, in epoch milliseconds (tests move it) */
+  now?: () => number;
 }

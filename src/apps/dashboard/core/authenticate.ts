@@ -31,6 +31,8 @@ export interface AuthenticatorOptions {
   throttle: LoginThrottle;
   basicAuthEnabled: boolean;
   now?: () => number;
+  /** told of every request a token authenticates (to record when it was last used) */
+  onTokenUsed?: (tokenId: number) => void;
 }
 
 const unauthorized = () => new ApiError(401, "Unauthorized", { messageId: "auth.unauthorized" });
@@ -81,6 +83,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     // a token is bound to its organization: asking for another one finds no such key there
     if (requestedOrg !== undefined && /^\d+$/.test(requestedOrg) && Number(requestedOrg) !== record.orgId) throw invalidKey();
     const role = snap.memberships.get(account.id)?.get(record.orgId) ?? "None";
+    options.onTokenUsed?.(record.id);
     return {
       kind: "service-account",
       user: account,

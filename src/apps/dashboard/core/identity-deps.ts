@@ -8,6 +8,7 @@ export interface IdentityDeps {
   model: AccessModel;
   auth: Authenticator;
   edition: "oss" | "enterprise" | "cloud";
+  now: () => number;
 }
 
 /** run after every write to identity tables */
