@@ -14,6 +14,7 @@ import type { DashboardDeps } from "./deps.ts";
 import { registerHealth } from "./legacy/health.ts";
 import { registerOrgs } from "./legacy/orgs.ts";
 import { registerServiceAccounts } from "./legacy/service-accounts.ts";
+import { registerTeams } from "./legacy/teams.ts";
 import { registerUser } from "./legacy/user.ts";
 import { renderDashboardError } from "./render-error.ts";
 
@@ -53,6 +54,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerUser(r, identity);
   registerOrgs(r, identity);
   registerServiceAccounts(r, identity);
+  registerTeams(r, identity);
   registerAdminPage(r, deps);
   return { app, routes: r.entries, identity };
 }

@@ -2,6 +2,7 @@
 import { type } from "arktype";
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
+import { positiveInt } from "../../../lib/http/query.ts";
 import { parseBody } from "../../../lib/http/validate.ts";
 import { identityOf, type Router } from "../access/guard.ts";
 import { isOrgRole, ORG_ROLES } from "../core/basic-roles.ts";
@@ -29,11 +30,6 @@ function role(value: string | undefined) {
   return value;
 }
 
-/** a page number or page size: numbers below 1 (or not numbers) become the default */
-function positive(raw: string | undefined, fallback: number): number {
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= 1 ? n : fallback;
-}
 
 const accountId = (c: Context) => parseId(c.req.param("id"), "Service Account ID is invalid");
 const scope = (c: Context) => `serviceaccounts:id:${c.req.param("id")}`;
@@ -43,8 +39,8 @@ export function registerServiceAccounts(r: Router, deps: IdentityDeps): void {
     c.json(
       await searchServiceAccounts(deps, caller(c), {
         query: c.req.query("query") ?? "",
-        page: positive(c.req.query("page"), 1),
-        perPage: positive(c.req.query("perpage"), 1000),
+        page: positiveInt(c.req.query("page"), 1),
+        perPage: positiveInt(c.req.query("perpage"), 1000),
         disabled: c.req.query("disabled") === "true",
         expiredTokens: c.req.query("expiredTokens") === "true",
       }),
