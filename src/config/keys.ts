@@ -34,6 +34,8 @@ export const configKeys: readonly ConfigKey[] = [
     description: "port of the dashboard API and admin page (0 picks a free port)" },
   { path: "dashboard.stack_id", flag: "--stack-id <id>", kind: "number", default: 1,
     description: "stack id of a cloud edition instance; its namespace is stacks-<id>" },
+  { path: "dashboard.rbac.permission_validation_enabled", flag: "--no-rbac-permission-validation", kind: "boolean", default: true,
+    description: "refuse custom roles whose permissions name unknown actions (the real product's rbac.permission_validation_enabled)" },
   { path: "logs.enabled", flag: "--no-logs", kind: "boolean", default: true,
     description: "run the log store (--no-logs disables it)" },
   { path: "logs.http_port", flag: "--logs-port <port>", kind: "number", default: 3100,

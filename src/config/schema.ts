@@ -29,6 +29,9 @@ export const configSchema = type({
   dashboard: {
     http_port: port,
     stack_id: type("number.integer >= 1").describe("a positive integer"),
+    rbac: {
+      permission_validation_enabled: "boolean",
+    },
   },
   logs: {
     enabled: "boolean",

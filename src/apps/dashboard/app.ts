@@ -11,6 +11,7 @@ import { adminHasDefaultPassword, bootstrapIdentity } from "./core/bootstrap.ts"
 import type { IdentityDeps } from "./core/identity-deps.ts";
 import { createLoginThrottle } from "./core/login-throttle.ts";
 import type { DashboardDeps } from "./deps.ts";
+import { registerAccessControl } from "./legacy/access-control.ts";
 import { registerHealth } from "./legacy/health.ts";
 import { registerOrgs } from "./legacy/orgs.ts";
 import { registerServiceAccounts } from "./legacy/service-accounts.ts";
@@ -55,6 +56,9 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerOrgs(r, identity);
   registerServiceAccounts(r, identity);
   registerTeams(r, identity);
+  if (config.server.edition !== "oss") {
+    registerAccessControl(r, identity, { validatePermissions: config.dashboard.rbac.permission_validation_enabled });
+  }
   registerAdminPage(r, deps);
   return { app, routes: r.entries, identity };
 }

@@ -63,6 +63,8 @@ const admin: Permission[] = [
   p("org.users:remove", "users:*"),
   p("orgs:write"), p("orgs.preferences:read"), p("orgs.preferences:write"),
   p("roles:read", "roles:*"), p("status:accesscontrol", "services:accesscontrol"),
+  // custom roles of the organization, holding only permissions the admin has
+  p("roles:write", "permissions:type:delegate"), p("roles:delete", "permissions:type:delegate"),
   p("permissions:type:delegate"),
   p("reports:read", "reports:*"), p("reports:create"), p("reports:write", "reports:*"),
   p("reports:delete", "reports:*"), p("reports:send", "reports:*"),
@@ -80,7 +82,7 @@ const serverAdmin: Permission[] = [
   p("org.users:remove", "users:*"),
   p("orgs:read", "orgs:*"), p("orgs:create"), p("orgs:write", "orgs:*"), p("orgs:delete", "orgs:*"),
   p("licensing:read"), p("licensing:write"), p("licensing:delete"),
-  p("roles:read", "roles:*"), p("roles:write", "permissions:type:delegate"), p("roles:delete", "permissions:type:delegate"),
+  p("roles:read", "roles:*"), p("roles:write", "permissions:type:*"), p("roles:delete", "permissions:type:*"),
   p("permissions:type:delegate"), p("permissions:type:escalate"),
   p("status:accesscontrol", "services:accesscontrol"),
   p("server.stats:read"), p("settings:read", "settings:*"),
