@@ -53,6 +53,8 @@ export const configKeys: readonly ConfigKey[] = [
     description: "failed logins for one login name before it is locked for a while (0: never lock)" },
   { path: "security.login_lockout_duration", flag: "--login-lockout-duration <duration>", kind: "duration", default: "5m",
     description: "how long a login name stays locked after too many failed logins" },
+  { path: "security.session_lifetime", flag: "--session-lifetime <duration>", kind: "duration", default: "7d",
+    description: "how long an admin-page sign-in (session cookie) lasts" },
   { path: "storage.data_dir", flag: "--data-dir <dir>", kind: "string", default: "./outpost-data",
     description: "directory holding the database and lock file (one process per directory)" },
   { path: "storage.in_memory", flag: "--in-memory", kind: "boolean", default: false,

@@ -46,6 +46,7 @@ export const configSchema = type({
     basic_auth_enabled: "boolean",
     login_max_attempts: type("number.integer >= 0").describe("a whole number (0 turns the lock-out off)"),
     login_lockout_duration: duration,
+    session_lifetime: duration,
   },
   storage: {
     data_dir: nonEmpty,

@@ -8,7 +8,7 @@ import { openDatabase, type Database } from "../../src/db/open.ts";
 import { createLifecycle } from "../../src/lib/lifecycle.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 
-const PUBLIC = new Set(["GET /api/health", "GET /", "GET /*"]);
+const PUBLIC = new Set(["GET /api/health", "POST /login", "GET /logout", "GET /", "GET /*"]);
 
 describe("route guards", () => {
   let db: Database;

@@ -10,9 +10,11 @@ import { createAuthenticator } from "./core/authenticate.ts";
 import { adminHasDefaultPassword, bootstrapIdentity } from "./core/bootstrap.ts";
 import type { IdentityDeps } from "./core/identity-deps.ts";
 import { createLoginThrottle } from "./core/login-throttle.ts";
+import { createSessionStore } from "./core/sessions.ts";
 import type { DashboardDeps } from "./deps.ts";
 import { registerAccessControl } from "./legacy/access-control.ts";
 import { registerHealth } from "./legacy/health.ts";
+import { registerLogin } from "./legacy/login.ts";
 import { registerOrgs } from "./legacy/orgs.ts";
 import { registerServiceAccounts } from "./legacy/service-accounts.ts";
 import { registerTeams } from "./legacy/teams.ts";
@@ -33,7 +35,9 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const model = createAccessModel(db.pg, { customRoles: config.server.edition !== "oss" });
   const throttle = createLoginThrottle(config.security.login_max_attempts, config.security.login_lockout_duration, () => (deps.now ?? Date.now)());
   const now = deps.now ?? (() => Date.now());
+  const sessions = createSessionStore(db.pg, config.security.session_lifetime, now);
   const auth = createAuthenticator({
+    sessions,
     model,
     throttle,
     now,
@@ -52,6 +56,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   });
   const r = createRouter(app, auth);
   registerHealth(r, deps);
+  registerLogin(r, { auth, sessions, passwordLoginEnabled: config.server.edition !== "cloud", secureCookie: false });
   registerUser(r, identity);
   registerOrgs(r, identity);
   registerServiceAccounts(r, identity);

@@ -3,9 +3,11 @@
 // (action plus the scopes the request touches). The registry lets a test
 // check that no route was added without a guard.
 import type { Context, Handler, Hono } from "hono";
+import { getCookie } from "hono/cookie";
 import { ApiError } from "../../../lib/errors.ts";
 import type { Authenticator, Identity } from "../core/authenticate.ts";
 import { hasPermission } from "../core/permissions.ts";
+import { SESSION_COOKIE } from "../core/sessions.ts";
 
 export type Access =
   | { public: true }
@@ -46,6 +48,7 @@ export function createRouter(app: Hono, auth: Authenticator): Router {
 async function authorize(c: Context, access: Exclude<Access, { public: true }>, auth: Authenticator): Promise<void> {
   const identity = await auth.authenticate({
     authorization: c.req.header("Authorization"),
+    session: getCookie(c, SESSION_COOKIE),
     orgId: ("orgOf" in access ? access.orgOf?.(c) : undefined) ?? c.req.query("targetOrgId") ?? c.req.header("X-Svc-Org-Id"),
   });
   c.set("identity" as never, identity as never);

@@ -6,6 +6,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import type { AccessModel, Snapshot, UserRecord } from "./access-model.ts";
 import type { OrgRole } from "./basic-roles.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
+import type { SessionStore } from "./sessions.ts";
 import { verifyPassword } from "./passwords.ts";
 import type { PermissionSet } from "./permissions.ts";
 import { isWellFormedToken, sha256 } from "./tokens.ts";
@@ -22,6 +23,8 @@ export interface Identity {
 
 export interface Credentials {
   authorization?: string | undefined;
+  /** the session cookie's value */
+  session?: string | undefined;
   /** X-Svc-Org-Id, or the targetOrgId query parameter */
   orgId?: string | undefined;
 }
@@ -33,6 +36,7 @@ export interface AuthenticatorOptions {
   now?: () => number;
   /** told of every request a token authenticates (to record when it was last used) */
   onTokenUsed?: (tokenId: number) => void;
+  sessions: SessionStore;
 }
 
 const unauthorized = () => new ApiError(401, "Unauthorized", { messageId: "auth.unauthorized" });
@@ -43,7 +47,9 @@ export interface Authenticator {
   authenticate(credentials: Credentials): Promise<Identity>;
   /** resolves the identity of a user (sessions, tools) in the organization asked for */
   identityOfUser(snap: Snapshot, user: UserRecord, requestedOrg: string | undefined, method: Identity["method"]): Identity;
-  /** drops cached basic-auth verifications (password changed, user disabled) */
+  /** checks a login and password (POST /login), with the same lock-out as basic auth */
+  verifyLogin(login: string, password: string): Promise<UserRecord>;
+  /** drops cached verifications and sessions (password changed, user disabled) */
   forget(): void;
 }
 
@@ -94,10 +100,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     };
   };
 
-  const byPassword = async (login: string, password: string, requestedOrg: string | undefined): Promise<Identity> => {
-    if (!options.basicAuthEnabled) {
-      throw new ApiError(401, "basic authentication is disabled: use a service account token", { messageId: "basic-auth.disabled" });
-    }
+  const verifyLogin = async (login: string, password: string): Promise<UserRecord> => {
     if (throttle.isLocked(login)) throw badLogin("login-attempt.blocked");
     const snap = await model.snapshot();
     const user = snap.byLogin.get(login.toLowerCase());
@@ -105,7 +108,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const hit = verified.get(key);
     if (user && hit && hit.userId === user.id && hit.passwordHash === user.passwordHash && hit.until > now()) {
       if (user.isDisabled || user.isServiceAccount) throw badLogin();
-      return identityOfUser(snap, user, requestedOrg, "basic");
+      return user;
     }
     const ok = user && !user.isServiceAccount && user.passwordHash ? await verifyPassword(password, user.passwordHash) : false;
     if (!ok || !user || user.isDisabled) {
@@ -115,14 +118,37 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     throttle.reset(login);
     if (verified.size > 10_000) verified.clear();
     verified.set(key, { userId: user.id, passwordHash: user.passwordHash!, until: now() + 5 * 60_000 });
-    return identityOfUser(snap, user, requestedOrg, "basic");
+    return user;
+  };
+
+  const byPassword = async (login: string, password: string, requestedOrg: string | undefined): Promise<Identity> => {
+    if (!options.basicAuthEnabled) {
+      throw new ApiError(401, "basic authentication is disabled: use a service account token", { messageId: "basic-auth.disabled" });
+    }
+    const user = await verifyLogin(login, password);
+    return identityOfUser(await model.snapshot(), user, requestedOrg, "basic");
+  };
+
+  const bySession = async (token: string, requestedOrg: string | undefined): Promise<Identity> => {
+    const userId = await options.sessions.lookup(token);
+    const snap = await model.snapshot();
+    const user = userId === undefined ? undefined : snap.users.get(userId);
+    if (!user || user.isDisabled) throw unauthorized();
+    return identityOfUser(snap, user, requestedOrg, "session");
   };
 
   return {
     identityOfUser,
-    forget: () => verified.clear(),
-    async authenticate({ authorization, orgId }) {
-      if (!authorization) throw unauthorized();
+    verifyLogin,
+    forget: () => {
+      verified.clear();
+      options.sessions.forget();
+    },
+    async authenticate({ authorization, session, orgId }) {
+      if (!authorization) {
+        if (session) return bySession(session, orgId);
+        throw unauthorized();
+      }
       const [scheme, value = ""] = splitOnce(authorization.trim(), " ");
       if (/^bearer$/i.test(scheme)) return byToken(value.trim(), orgId);
       if (/^basic$/i.test(scheme)) {
