@@ -1,6 +1,7 @@
 // The command-line program: one file per command, registered here.
 import { Command } from "commander";
 import { VERSION } from "../version.ts";
+import { registerAdmin } from "./admin.ts";
 import { registerServe } from "./serve.ts";
 import { registerVersion } from "./version.ts";
 
@@ -17,5 +18,6 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
     .exitOverride();
   registerServe(program, env);
   registerVersion(program);
+  registerAdmin(program, env);
   return program;
 }

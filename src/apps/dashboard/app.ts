@@ -5,13 +5,11 @@ import type { Hono } from "hono";
 import { createBaseApp } from "../../lib/http/base-app.ts";
 import { createRouter, maybeIdentity, type RouteEntry } from "./access/guard.ts";
 import { registerAdminPage } from "./admin/serve-admin.ts";
-import { createAccessModel } from "./core/access-model.ts";
-import { createAuthenticator } from "./core/authenticate.ts";
 import { adminHasDefaultPassword, bootstrapIdentity } from "./core/bootstrap.ts";
+import { createIdentity } from "./core/identity.ts";
 import type { IdentityDeps } from "./core/identity-deps.ts";
-import { createLoginThrottle } from "./core/login-throttle.ts";
-import { createSessionStore } from "./core/sessions.ts";
 import type { DashboardDeps } from "./deps.ts";
+import { identityOptionsFrom } from "./identity-options.ts";
 import { registerAccessControl } from "./legacy/access-control.ts";
 import { registerHealth } from "./legacy/health.ts";
 import { registerLogin } from "./legacy/login.ts";
@@ -32,20 +30,11 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const { config, db } = deps;
   await bootstrapIdentity(db.pg, config.security.admin_password);
   warnWhileDefaultPassword(deps);
-  const model = createAccessModel(db.pg, { customRoles: config.server.edition !== "oss" });
-  const throttle = createLoginThrottle(config.security.login_max_attempts, config.security.login_lockout_duration, () => (deps.now ?? Date.now)());
   const now = deps.now ?? (() => Date.now());
-  const sessions = createSessionStore(db.pg, config.security.session_lifetime, now);
-  const auth = createAuthenticator({
-    sessions,
-    model,
-    throttle,
-    now,
+  const { deps: identity, auth, sessions } = createIdentity(db.pg, {
+    ...identityOptionsFrom(config, now),
     onTokenUsed: recordTokenUse(db, deps.logger, now),
-    // the cloud edition accepts service account tokens only
-    basicAuthEnabled: config.security.basic_auth_enabled && config.server.edition !== "cloud",
   });
-  const identity: IdentityDeps = { pg: db.pg, model, auth, edition: config.server.edition, now };
 
   const app = createBaseApp({
     logger: deps.logger.child({ service: "dashboard" }),

@@ -1,0 +1,41 @@
+// Builds the identity services over one database: the read model, the login
+// throttle, sessions and the authenticator. Used by the dashboard app and by
+// the offline admin commands, so both behave the same.
+import type { PGlite } from "@electric-sql/pglite";
+import { createAccessModel } from "./access-model.ts";
+import { createAuthenticator, type Authenticator } from "./authenticate.ts";
+import type { IdentityDeps } from "./identity-deps.ts";
+import { createLoginThrottle } from "./login-throttle.ts";
+import { createSessionStore, type SessionStore } from "./sessions.ts";
+
+export interface IdentityOptions {
+  edition: "oss" | "enterprise" | "cloud";
+  basicAuthEnabled: boolean;
+  loginMaxAttempts: number;
+  loginLockoutMs: number;
+  sessionLifetimeMs: number;
+  now: () => number;
+  onTokenUsed?: (tokenId: number) => void;
+}
+
+export interface IdentityServices {
+  deps: IdentityDeps;
+  auth: Authenticator;
+  sessions: SessionStore;
+}
+
+export function createIdentity(pg: PGlite, o: IdentityOptions): IdentityServices {
+  const model = createAccessModel(pg, { customRoles: o.edition !== "oss" });
+  const throttle = createLoginThrottle(o.loginMaxAttempts, o.loginLockoutMs, o.now);
+  const sessions = createSessionStore(pg, o.sessionLifetimeMs, o.now);
+  const auth = createAuthenticator({
+    model,
+    throttle,
+    sessions,
+    now: o.now,
+    ...(o.onTokenUsed ? { onTokenUsed: o.onTokenUsed } : {}),
+    // the cloud edition accepts service account tokens only
+    basicAuthEnabled: o.basicAuthEnabled && o.edition !== "cloud",
+  });
+  return { deps: { pg, model, auth, edition: o.edition, now: o.now }, auth, sessions };
+}
