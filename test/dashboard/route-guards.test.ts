@@ -1,7 +1,9 @@
 // DESIGN rule 2: every dashboard route states the access it requires. A route
 // added straight on the Hono app (so without a guard), or a public route
 // that is not on the short list below, fails here.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { permissionsDocPath, renderPermissionsDoc } from "../../scripts/gen-permissions-doc.ts";
 import { createDashboardApp, type DashboardApp } from "../../src/apps/dashboard/app.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { openDatabase, type Database } from "../../src/db/open.ts";
@@ -37,6 +39,10 @@ describe("route guards", () => {
   it("only the allowed routes are public", () => {
     const publicRoutes = dashboard.routes.filter((r) => "public" in r.access).map((r) => `${r.method} ${r.path}`);
     expect(publicRoutes.filter((r) => !PUBLIC.has(r))).toEqual([]);
+  });
+
+  it("docs/permissions.md lists every route and basic-role grant (run `npm run gen`)", () => {
+    expect(readFileSync(permissionsDocPath, "utf8")).toBe(renderPermissionsDoc(dashboard.routes));
   });
 
   it("there are guarded routes to check", () => {
