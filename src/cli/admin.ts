@@ -100,15 +100,24 @@ export function registerAdmin(program: Command, env: Record<string, string | und
     .option("-c, --config <file>", "YAML config file")
     .option("--data-dir <dir>", "data directory (default ./outpost-data)")
     .option("--login <login>", "login of the user", "admin")
-    .requiredOption("--password <password>", `the new password (at least ${MIN_PASSWORD_LENGTH} characters)`)
-    .action(async (opts: Common & { login: string; password: string }) => {
-      if (opts.password.length < MIN_PASSWORD_LENGTH) throw new CliError("the new password is too short", EXIT_USAGE);
+    .option("--password <password>", "the new password; without it, read from standard input (keeps it out of the process list and shell history)")
+    .action(async (opts: Common & { login: string; password?: string }) => {
+      const password = opts.password ?? (await readStdin()).replace(/\r?\n$/, "");
+      if (password.length < MIN_PASSWORD_LENGTH) {
+        throw new CliError(`the new password is too short (at least ${MIN_PASSWORD_LENGTH} characters)`, EXIT_USAGE);
+      }
       await withIdentity(opts, env, async (deps) => {
         const snap = await deps.model.snapshot();
         const user = snap.byLogin.get(opts.login.toLowerCase());
         if (!user || user.isServiceAccount) throw new CliError(`no user with login "${opts.login}"`, EXIT_FAILURE);
-        await setPassword(deps, user.id, opts.password);
+        await setPassword(deps, user.id, password);
       });
       process.stdout.write(`password of ${opts.login} changed\n`);
     });
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString("utf8");
 }

@@ -9,6 +9,8 @@ import { runToExit } from "../helpers/process.ts";
 import { startTestServer } from "../helpers/server.ts";
 
 const outpost = (...args: string[]) => runToExit(bunBin, [join(repoRoot, "src", "main.ts"), ...args], { cwd: repoRoot, timeoutMs: 60_000 });
+const outpostWithInput = (input: string, ...args: string[]) =>
+  runToExit(bunBin, [join(repoRoot, "src", "main.ts"), ...args], { cwd: repoRoot, timeoutMs: 60_000, input });
 
 describe("outpost admin", () => {
   it("create-token makes a token the cloud edition accepts; refused while a server holds the data dir", async () => {
@@ -40,9 +42,11 @@ describe("outpost admin", () => {
     expect(again.stdout.trim()).not.toBe(key);
   }, 120_000);
 
-  it("reset-password sets the admin password; bad arguments exit 2", async () => {
+  it("reset-password sets the admin password (from standard input or --password); bad arguments exit 2", async () => {
     const dir = mkdtempSync(join(tmpdir(), "outpost-admin-"));
-    const r = outpost("admin", "reset-password", "--data-dir", dir, "--password", "new-admin-pw");
+    expect(outpost("admin", "reset-password", "--data-dir", dir, "--password", "first-pw").status).toBe(0);
+    const r = outpostWithInput("new-admin-pw\n", "admin", "reset-password", "--data-dir", dir);
+    expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toBe("password of admin changed\n");
     expect(outpost("admin", "reset-password", "--data-dir", dir, "--login", "nobody", "--password", "whatever").status).toBe(1);

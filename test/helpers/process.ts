@@ -61,8 +61,8 @@ export interface RunResult {
 }
 
 /** runs a command to completion (for commands that exit by themselves) */
-export function runToExit(command: string, args: string[], options: { cwd?: string; timeoutMs?: number } = {}): RunResult {
-  const r = spawnSync(command, args, { cwd: options.cwd, encoding: "utf8", timeout: options.timeoutMs ?? 30_000 });
+export function runToExit(command: string, args: string[], options: { cwd?: string; timeoutMs?: number; input?: string } = {}): RunResult {
+  const r = spawnSync(command, args, { cwd: options.cwd, encoding: "utf8", timeout: options.timeoutMs ?? 30_000, input: options.input ?? "" });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

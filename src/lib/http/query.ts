@@ -1,5 +1,9 @@
-/** a page number or page size from a query string: missing, not a whole number or below 1 gives the default */
+/** the largest page number or page size accepted: keeps LIMIT/OFFSET exact and in range */
+const MAX = 1_000_000_000;
+
+/** a page number or page size from a query string: missing, not decimal digits or below 1 gives the default */
 export function positiveInt(raw: string | undefined, fallback: number): number {
+  if (raw === undefined || !/^\d{1,15}$/.test(raw)) return /^\d{16,}$/.test(raw ?? "") ? MAX : fallback;
   const n = Number(raw);
-  return raw !== undefined && raw !== "" && Number.isInteger(n) && n >= 1 ? n : fallback;
+  return n >= 1 ? Math.min(n, MAX) : fallback;
 }

@@ -22,9 +22,9 @@ describe("authentication", () => {
     }
   });
 
-  it("GET /api/user (malformed basic header) -> 401 Invalid Basic Auth Header", async () => {
+  it("GET /api/user (malformed basic header) -> 400 Invalid Basic Auth Header", async () => {
     const r = await t.api.get("/api/user", { auth: "Basic !!!" });
-    expect(r.status).toBe(401);
+    expect(r.status).toBe(400);
     expect(r.body.messageId).toBe("basic-auth.invalid-header");
   });
 
@@ -44,6 +44,12 @@ describe("authentication", () => {
     expect(locked.status).toBe(401);
     expect(locked.body.message).toBe("Invalid username or password");
     expect(locked.body.messageId).toBe("login-attempt.blocked");
+    // the lock is the account's, whichever of login or email is typed
+    const other = await t.api.user("locky2", "Viewer");
+    await t.api.get("/api/user", { auth: basic("locky2", "bad") });
+    await t.api.get("/api/user", { auth: basic("locky2@example.test", "bad") });
+    await t.api.get("/api/user", { auth: basic("LOCKY2", "bad") });
+    expect((await t.api.get("/api/user", { auth: other.auth })).body.messageId).toBe("login-attempt.blocked");
     // an unknown login locks the same way: no hint that it does not exist
     for (let i = 0; i < 4; i++) await t.api.get("/api/user", { auth: basic("ghost", "bad") });
     expect((await t.api.get("/api/user", { auth: basic("ghost", "bad") })).body.messageId).toBe("login-attempt.blocked");

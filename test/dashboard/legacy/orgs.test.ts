@@ -28,6 +28,10 @@ describe("users and organizations (server admin)", () => {
     const b = await t.api.post("/api/admin/users", { auth: ADMIN, body: { password: "some-secret" } });
     expect(b.status).toBe(400);
     expect(b.body.message).toBe("Need to specify either username or email");
+    const c = await t.api.post("/api/admin/users", { auth: ADMIN, body: { login: "big", password: "big-secret", OrgId: 99999999999 } });
+    expect(c.status).toBe(400);
+    expect(c.body.message).toMatch(/OrgId must be a positive whole number/);
+    expect((await t.api.get("/api/orgs/99999999999/users", { auth: ADMIN })).status).toBe(404);
   });
 
   it("POST /api/admin/users (org Admin, not server admin) -> 403", async () => {

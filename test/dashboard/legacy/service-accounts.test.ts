@@ -59,6 +59,7 @@ describe("service accounts", () => {
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: "service account not found", messageId: "serviceaccounts.ErrNotFound", statusCode: 404, traceID: "" });
     expect((await t.api.get("/api/serviceaccounts/abc", { auth: ADMIN })).body).toEqual({ message: "Service Account ID is invalid" });
+    expect((await t.api.get("/api/serviceaccounts/99999999999", { auth: ADMIN })).status).toBe(404);
   });
 
   it("GET /api/serviceaccounts/search: defaults, query, paging, page=0", async () => {
@@ -129,6 +130,8 @@ describe("service accounts", () => {
     const neg = await t.api.post(`/api/serviceaccounts/${a.id}/tokens`, { auth: ADMIN, body: { name: "neg", secondsToLive: -1 } });
     expect(neg.status).toBe(400);
     expect(neg.body.message).toBe("invalid SecondsToLive value");
+    const huge = await t.api.post(`/api/serviceaccounts/${a.id}/tokens`, { auth: ADMIN, body: { name: "huge", secondsToLive: 1e15 } });
+    expect(huge.status).toBe(400);
     expect((await t.api.post("/api/serviceaccounts/999999/tokens", { auth: ADMIN, body: { name: "z" } })).status).toBe(404);
     expect((await t.api.get("/api/serviceaccounts/999999/tokens", { auth: ADMIN })).body).toEqual([]);
   });

@@ -66,7 +66,8 @@ export interface AccessModel {
 export function createAccessModel(pg: PGlite, options: { customRoles: boolean }): AccessModel {
   let current: Promise<Snapshot> | undefined;
   let generation = 0;
-  const permissionCache = new Map<string, PermissionSet>();
+  // per snapshot, so permissions computed from an old snapshot never outlive it
+  const permissionCaches = new WeakMap<Snapshot, Map<string, PermissionSet>>();
 
   // basic roles come from code; a stored global role of the same name
   // overrides one (until a hard reset removes the override)
@@ -92,10 +93,11 @@ export function createAccessModel(pg: PGlite, options: { customRoles: boolean })
     invalidate() {
       generation++;
       current = undefined;
-      permissionCache.clear();
     },
     permissionsOf(snap, user, orgId, orgRole) {
       const key = `${user.id}:${orgId}:${orgRole}`;
+      let permissionCache = permissionCaches.get(snap);
+      if (!permissionCache) permissionCaches.set(snap, (permissionCache = new Map()));
       const cached = permissionCache.get(key);
       if (cached) return cached;
       const sets: PermissionSet[] = [basicSet(snap, BASIC_ROLES.find((r) => r.orgRole === orgRole)!.name)];

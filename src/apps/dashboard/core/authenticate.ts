@@ -39,6 +39,9 @@ export interface AuthenticatorOptions {
   sessions: SessionStore;
 }
 
+/** a bcrypt hash no password matches (its plain text was random and discarded) */
+const DUMMY_HASH = "$2b$10$InlAytdxSPhxRrn.SyGytOxu41HgweTIJjmYBUdG0xsPDDHqBa29G";
+
 const unauthorized = () => new ApiError(401, "Unauthorized", { messageId: "auth.unauthorized" });
 const badLogin = (messageId = "password-auth.failed") => new ApiError(401, "Invalid username or password", { messageId });
 const invalidKey = () => new ApiError(401, "Invalid API key", { messageId: "api-key.invalid" });
@@ -88,7 +91,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (!account || account.isDisabled) throw invalidKey();
     // a token is bound to its organization: asking for another one finds no such key there
     if (requestedOrg !== undefined && /^\d+$/.test(requestedOrg) && Number(requestedOrg) !== record.orgId) throw invalidKey();
-    const role = snap.memberships.get(account.id)?.get(record.orgId) ?? "None";
+    // an account no longer in the token's organization authenticates no more
+    const role = snap.memberships.get(account.id)?.get(record.orgId);
+    if (role === undefined) throw invalidKey();
     options.onTokenUsed?.(record.id);
     return {
       kind: "service-account",
@@ -101,21 +106,24 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   };
 
   const verifyLogin = async (login: string, password: string): Promise<UserRecord> => {
-    if (throttle.isLocked(login)) throw badLogin("login-attempt.blocked");
     const snap = await model.snapshot();
     const user = snap.byLogin.get(login.toLowerCase());
+    const lockKey = user ? `user:${user.id}` : `name:${login.toLowerCase()}`;
+    if (throttle.isLocked(lockKey)) throw badLogin("login-attempt.blocked");
     const key = createHash("sha256").update(`${cacheKey}\n${login.toLowerCase()}\n${password}`).digest("hex");
     const hit = verified.get(key);
     if (user && hit && hit.userId === user.id && hit.passwordHash === user.passwordHash && hit.until > now()) {
       if (user.isDisabled || user.isServiceAccount) throw badLogin();
       return user;
     }
-    const ok = user && !user.isServiceAccount && user.passwordHash ? await verifyPassword(password, user.passwordHash) : false;
+    // an unknown login costs the same bcrypt as a known one: timing tells nothing
+    const hash = user && !user.isServiceAccount && user.passwordHash ? user.passwordHash : DUMMY_HASH;
+    const ok = (await verifyPassword(password, hash)) && hash !== DUMMY_HASH;
     if (!ok || !user || user.isDisabled) {
-      throttle.recordFailure(login);
+      throttle.recordFailure(lockKey);
       throw badLogin();
     }
-    throttle.reset(login);
+    throttle.reset(lockKey);
     if (verified.size > 10_000) verified.clear();
     verified.set(key, { userId: user.id, passwordHash: user.passwordHash!, until: now() + 5 * 60_000 });
     return user;
@@ -153,7 +161,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (/^bearer$/i.test(scheme)) return byToken(value.trim(), orgId);
       if (/^basic$/i.test(scheme)) {
         const decoded = decodeBasic(value.trim());
-        if (!decoded) throw new ApiError(401, "Invalid Basic Auth Header", { messageId: "basic-auth.invalid-header" });
+        if (!decoded) throw new ApiError(400, "Invalid Basic Auth Header", { messageId: "basic-auth.invalid-header" });
         const [login, password] = decoded;
         if (login === "api_key") return byToken(password, orgId);
         return byPassword(login, password, orgId);

@@ -1,30 +1,37 @@
-// Brute-force protection: after too many failed logins for one login name
+// Brute-force protection: after too many failed logins for one account
 // within the lock-out window, further attempts are refused without checking
 // the password, with the same public message as a wrong password (so the
-// response never tells whether the login exists).
+// response never tells whether the login exists). Failures are counted per
+// account (by id, whichever of login or email was typed) and, for names that
+// match no account, per name.
 
 export interface LoginThrottle {
-  isLocked(login: string): boolean;
-  recordFailure(login: string): void;
-  reset(login: string): void;
+  isLocked(key: string): boolean;
+  recordFailure(key: string): void;
+  reset(key: string): void;
 }
+
+/** at most this many names are tracked; the oldest are forgotten first */
+const MAX_TRACKED = 100_000;
 
 export function createLoginThrottle(maxAttempts: number, windowMs: number, now = () => Date.now()): LoginThrottle {
   const failures = new Map<string, number[]>();
-  const recent = (login: string) => {
+  const recent = (key: string) => {
     const since = now() - windowMs;
-    const list = (failures.get(login.toLowerCase()) ?? []).filter((t) => t > since);
-    if (list.length) failures.set(login.toLowerCase(), list);
-    else failures.delete(login.toLowerCase());
+    const list = (failures.get(key) ?? []).filter((t) => t > since);
+    if (list.length) failures.set(key, list);
+    else failures.delete(key);
     return list;
   };
   return {
-    isLocked: (login) => maxAttempts > 0 && recent(login).length >= maxAttempts,
-    recordFailure(login) {
+    isLocked: (key) => maxAttempts > 0 && recent(key).length >= maxAttempts,
+    recordFailure(key) {
       if (maxAttempts <= 0) return;
-      if (failures.size > 100_000) failures.clear(); // bounded memory under a spray of logins
-      failures.set(login.toLowerCase(), [...recent(login), now()]);
+      const list = [...recent(key), now()];
+      failures.delete(key); // re-insert: Map order is then least recently failed first
+      failures.set(key, list);
+      while (failures.size > MAX_TRACKED) failures.delete(failures.keys().next().value!);
     },
-    reset: (login) => void failures.delete(login.toLowerCase()),
+    reset: (key) => void failures.delete(key),
   };
 }

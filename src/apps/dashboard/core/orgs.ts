@@ -1,7 +1,7 @@
 // Organizations and their members (the real product's admin API shapes).
 import { ApiError, badRequest, conflict, notFound } from "../../../lib/errors.ts";
 import type { UserRecord } from "./access-model.ts";
-import type { OrgRole } from "./basic-roles.ts";
+import { roleRank, type OrgRole } from "./basic-roles.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { avatarUrl } from "./users.ts";
 
@@ -30,13 +30,30 @@ export async function requireOrg(deps: IdentityDeps, orgId: number): Promise<{ i
   return r.rows[0];
 }
 
-export async function addOrgMember(deps: IdentityDeps, orgId: number, loginOrEmail: string, role: OrgRole): Promise<number> {
+/** who is changing memberships: nobody hands out a role above their own (server admins excepted) */
+export interface MemberCaller {
+  orgRole: OrgRole | null;
+  isServerAdmin: boolean;
+}
+
+function checkRoleAllowed(caller: MemberCaller, role: OrgRole) {
+  if (caller.isServerAdmin) return;
+  if (!caller.orgRole || roleRank(role) > roleRank(caller.orgRole)) {
+    throw new ApiError(403, "Cannot assign a role higher than user's role");
+  }
+}
+
+export async function addOrgMember(deps: IdentityDeps, caller: MemberCaller, orgId: number, loginOrEmail: string, role: OrgRole): Promise<number> {
   await requireOrg(deps, orgId);
+  checkRoleAllowed(caller, role);
   const snap = await deps.model.snapshot();
   const user = snap.byLogin.get(loginOrEmail.trim().toLowerCase());
   if (!user || user.isServiceAccount) throw notFound("User not found");
-  if (snap.memberships.get(user.id)?.has(orgId)) throw conflict("User is already member of this organization");
-  await deps.pg.query("insert into org_members (org_id, user_id, role) values ($1, $2, $3)", [orgId, user.id, role]);
+  const added = await deps.pg.query(
+    "insert into org_members (org_id, user_id, role) values ($1, $2, $3) on conflict do nothing",
+    [orgId, user.id, role],
+  );
+  if (!added.affectedRows) throw conflict("User is already member of this organization");
   if (user.currentOrgId === null) await deps.pg.query("update users set current_org_id = $1 where id = $2", [orgId, user.id]);
   changed(deps);
   return user.id;
@@ -64,27 +81,48 @@ export async function listOrgMembers(deps: IdentityDeps, orgId: number) {
   }));
 }
 
+/** ids are Postgres integers: a number above their range names nothing (-1), so lookups answer 404, not 500 */
 export function parseId(raw: string | undefined, message: string): number {
   if (raw === undefined || !/^\d+$/.test(raw)) throw new ApiError(400, message);
-  return Number(raw);
+  const id = Number(raw);
+  return id <= 2_147_483_647 ? id : -1;
 }
 
-export async function updateOrgMember(deps: IdentityDeps, orgId: number, userId: number, role: OrgRole): Promise<void> {
-  await requireOrg(deps, orgId);
-  const r = await deps.pg.query("update org_members set role = $1, updated_at = now() where org_id = $2 and user_id = $3", [role, orgId, userId]);
-  if (!r.affectedRows) throw notFound("User not found");
-  changed(deps);
+/** the role of a user (never a service account: those are managed through their own API) in an org */
+async function memberRole(deps: IdentityDeps, orgId: number, userId: number): Promise<OrgRole> {
+  const r = await deps.pg.query<{ role: OrgRole }>(
+    "select m.role from org_members m join users u on u.id = m.user_id where m.org_id = $1 and m.user_id = $2 and not u.is_service_account",
+    [orgId, userId],
+  );
+  if (!r.rows[0]) throw notFound("User not found");
+  return r.rows[0].role;
 }
 
-export async function removeOrgMember(deps: IdentityDeps, orgId: number, userId: number): Promise<void> {
-  await requireOrg(deps, orgId);
-  const admins = await deps.pg.query<{ n: number }>(
+async function otherAdmins(deps: IdentityDeps, orgId: number, userId: number): Promise<number> {
+  const r = await deps.pg.query<{ n: number }>(
     "select count(*)::int as n from org_members where org_id = $1 and role = 'Admin' and user_id <> $2",
     [orgId, userId],
   );
-  const target = await deps.pg.query<{ role: string }>("select role from org_members where org_id = $1 and user_id = $2", [orgId, userId]);
-  if (!target.rows[0]) throw notFound("User not found");
-  if (target.rows[0].role === "Admin" && admins.rows[0]!.n === 0) throw badRequest("Cannot remove last organization admin");
+  return r.rows[0]!.n;
+}
+
+export async function updateOrgMember(deps: IdentityDeps, caller: MemberCaller, orgId: number, userId: number, role: OrgRole): Promise<void> {
+  await requireOrg(deps, orgId);
+  const current = await memberRole(deps, orgId, userId);
+  checkRoleAllowed(caller, role);
+  checkRoleAllowed(caller, current);
+  if (current === "Admin" && role !== "Admin" && (await otherAdmins(deps, orgId, userId)) === 0) {
+    throw badRequest("Cannot change role so that there is no organization admin left");
+  }
+  await deps.pg.query("update org_members set role = $1, updated_at = now() where org_id = $2 and user_id = $3", [role, orgId, userId]);
+  changed(deps);
+}
+
+export async function removeOrgMember(deps: IdentityDeps, caller: MemberCaller, orgId: number, userId: number): Promise<void> {
+  await requireOrg(deps, orgId);
+  const current = await memberRole(deps, orgId, userId);
+  checkRoleAllowed(caller, current);
+  if (current === "Admin" && (await otherAdmins(deps, orgId, userId)) === 0) throw badRequest("Cannot remove last organization admin");
   await deps.pg.query("delete from org_members where org_id = $1 and user_id = $2", [orgId, userId]);
   await deps.pg.query(
     "update users set current_org_id = (select min(org_id) from org_members where user_id = $1) where id = $1 and current_org_id = $2",

@@ -34,9 +34,12 @@ export function mergePermissionSets(sets: Iterable<PermissionSet>): PermissionSe
   return merged;
 }
 
-/** true when `granted` covers `wanted` */
+/**
+ * true when `granted` covers `wanted`. An empty grant (an action that takes
+ * no scope) covers only an empty want: it must never stand for "everything".
+ */
 export function scopeCovers(granted: string, wanted: string): boolean {
-  if (granted === "" || granted === wanted) return true;
+  if (granted === wanted) return true;
   if (granted.endsWith("*")) return wanted.startsWith(granted.slice(0, -1));
   return false;
 }

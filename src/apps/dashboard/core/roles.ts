@@ -11,6 +11,8 @@ import { hasPermission, type Permission, type PermissionSet } from "./permission
 import { requireTeam } from "./teams.ts";
 
 export const RESERVED_PREFIXES = ["fixed:", "basic:", "managed:", "plugins:", "extsvc:"];
+/** uids the built-in roles use or will use */
+const RESERVED_UID_PREFIXES = ["fixed_", "basic_", "managed_", "plugins_", "extsvc_"];
 export const roleNotFound = () => notFound("Role not found");
 
 export interface RoleCaller {
@@ -120,8 +122,8 @@ function checkPermissions(caller: RoleCaller, permissions: Permission[], validat
     }
   }
   for (const p of permissions) {
-    const scopes = p.scope ? [p.scope] : undefined;
-    if (!hasPermission(caller.permissions, p.action, scopes)) {
+    // an empty scope is a want of its own: only an empty or "*" grant covers it
+    if (!hasPermission(caller.permissions, p.action, [p.scope])) {
       throw new ApiError(403, `cannot delegate a permission the caller does not hold: ${p.action}${p.scope ? ` on ${p.scope}` : ""}`, {
         messageId: "accesscontrol.permission-not-delegatable",
       });
@@ -156,6 +158,10 @@ export async function createRole(deps: IdentityDeps, caller: RoleCaller, input: 
   const orgId = input.global ? 0 : caller.orgId;
   const uid = input.uid?.trim() || newUid();
   if (!/^[a-zA-Z0-9_-]{1,40}$/.test(uid)) throw badRequest("bad request data: uid must be 1 to 40 letters, digits, - or _");
+  const reservedUid = RESERVED_UID_PREFIXES.find((p) => uid.startsWith(p));
+  if (reservedUid) {
+    throw new ApiError(400, `the role uid cannot start with the reserved prefix "${reservedUid}"`, { messageId: "accesscontrol.reserved-prefix" });
+  }
   const row = await deps.pg
     .transaction(async (tx) => {
       const r = await tx.query<RoleRow>(
@@ -234,9 +240,29 @@ async function roleIdsFor(deps: IdentityDeps, orgId: number, uids: string[]): Pr
   return found;
 }
 
-export async function setTeamRoles(deps: IdentityDeps, orgId: number, teamId: number, roleUids: string[], includeHidden: boolean): Promise<void> {
+/** assigning or unassigning a role is delegating its permissions: the caller must hold them all */
+async function checkDelegable(deps: IdentityDeps, caller: RoleCaller, roleIds: Iterable<number>): Promise<void> {
+  const ids = [...roleIds];
+  if (!ids.length) return;
+  const r = await deps.pg.query<{ action: string; scope: string }>(
+    "select action, scope from role_permissions where role_id = any($1::int[])",
+    [ids],
+  );
+  checkPermissions(caller, r.rows, false);
+}
+
+export async function setTeamRoles(deps: IdentityDeps, caller: RoleCaller, teamId: number, roleUids: string[], includeHidden: boolean): Promise<void> {
+  const orgId = caller.orgId;
   await requireTeam(deps, orgId, teamId);
   const roles = await roleIdsFor(deps, orgId, roleUids);
+  const current = await deps.pg.query<{ role_id: number; hidden: boolean }>(
+    "select tr.role_id, r.hidden from team_roles tr join roles r on r.id = tr.role_id where tr.team_id = $1",
+    [teamId],
+  );
+  const wanted = new Set([...roles.values()].map((r) => r.id));
+  const removed = current.rows.filter((c) => !wanted.has(c.role_id) && (includeHidden || !c.hidden)).map((c) => c.role_id);
+  const added = [...wanted].filter((id) => !current.rows.some((c) => c.role_id === id));
+  await checkDelegable(deps, caller, [...added, ...removed]);
   await deps.pg.transaction(async (tx) => {
     // without includeHidden, hidden roles already assigned stay (the real product)
     await tx.query(
@@ -250,16 +276,20 @@ export async function setTeamRoles(deps: IdentityDeps, orgId: number, teamId: nu
   changed(deps);
 }
 
-export async function addTeamRole(deps: IdentityDeps, orgId: number, teamId: number, roleUid: string): Promise<void> {
+export async function addTeamRole(deps: IdentityDeps, caller: RoleCaller, teamId: number, roleUid: string): Promise<void> {
+  const orgId = caller.orgId;
   await requireTeam(deps, orgId, teamId);
   const roles = await roleIdsFor(deps, orgId, [roleUid]);
+  await checkDelegable(deps, caller, [roles.get(roleUid)!.id]);
   await deps.pg.query("insert into team_roles (org_id, team_id, role_id) values ($1, $2, $3) on conflict do nothing", [orgId, teamId, roles.get(roleUid)!.id]);
   changed(deps);
 }
 
-export async function removeTeamRole(deps: IdentityDeps, orgId: number, teamId: number, roleUid: string): Promise<void> {
+export async function removeTeamRole(deps: IdentityDeps, caller: RoleCaller, teamId: number, roleUid: string): Promise<void> {
+  const orgId = caller.orgId;
   await requireTeam(deps, orgId, teamId);
   const roles = await roleIdsFor(deps, orgId, [roleUid]);
+  await checkDelegable(deps, caller, [roles.get(roleUid)!.id]);
   await deps.pg.query("delete from team_roles where team_id = $1 and role_id = $2", [teamId, roles.get(roleUid)!.id]);
   changed(deps);
 }

@@ -158,13 +158,20 @@ export async function searchServiceAccounts(deps: IdentityDeps, caller: Caller, 
   };
 }
 
+/** an account above the caller's own role is out of the caller's reach (its tokens would be an escalation) */
+async function reachableAccount(deps: IdentityDeps, caller: Caller, id: number): Promise<AccountRow> {
+  const row = await findAccount(deps, caller.orgId, id);
+  checkRoleAllowed(caller, row.role);
+  return row;
+}
+
 export async function updateServiceAccount(
   deps: IdentityDeps,
   caller: Caller,
   id: number,
   input: { name?: string | undefined; role?: OrgRole | undefined; isDisabled?: boolean | undefined },
 ) {
-  await findAccount(deps, caller.orgId, id);
+  await reachableAccount(deps, caller, id);
   if (input.role !== undefined) checkRoleAllowed(caller, input.role);
   const name = input.name?.trim();
   if (name !== undefined) {
@@ -191,7 +198,7 @@ export async function updateServiceAccount(
 }
 
 export async function deleteServiceAccount(deps: IdentityDeps, caller: Caller, id: number): Promise<void> {
-  await findAccount(deps, caller.orgId, id);
+  await reachableAccount(deps, caller, id);
   await deps.pg.query("delete from users where id = $1 and is_service_account", [id]);
   changed(deps);
 }
@@ -227,10 +234,11 @@ export async function listTokens(deps: IdentityDeps, caller: Caller, id: number)
 export async function createToken(deps: IdentityDeps, caller: Caller, id: number, input: { name: string; secondsToLive?: number | undefined }) {
   const now = deps.now();
   const ttl = input.secondsToLive ?? 0;
-  if (ttl < 0) throw new ApiError(400, "invalid SecondsToLive value", { messageId: "serviceaccounts.ErrInvalidInput" });
+  // negative, or beyond any date the database can hold (100 years is plenty)
+  if (ttl < 0 || ttl > 100 * 365 * 86400) throw new ApiError(400, "invalid SecondsToLive value", { messageId: "serviceaccounts.ErrInvalidInput" });
   const name = input.name.trim();
   if (!name) throw badRequest("bad request data: name must be non-empty");
-  await findAccount(deps, caller.orgId, id);
+  await reachableAccount(deps, caller, id);
   const key = newToken();
   const expires = ttl > 0 ? new Date(now + ttl * 1000) : null;
   const r = await deps.pg
@@ -251,7 +259,7 @@ export async function createToken(deps: IdentityDeps, caller: Caller, id: number
 }
 
 export async function deleteToken(deps: IdentityDeps, caller: Caller, id: number, tokenId: number): Promise<void> {
-  await findAccount(deps, caller.orgId, id);
+  await reachableAccount(deps, caller, id);
   const r = await deps.pg.query("delete from api_tokens where id = $1 and service_account_id = $2 and org_id = $3", [tokenId, id, caller.orgId]);
   if (!r.affectedRows) throw tokenNotFound();
   changed(deps);

@@ -78,19 +78,19 @@ export function registerAccessControl(r: Router, deps: IdentityDeps, options: { 
   r.put("/api/access-control/teams/:teamId/roles", { action: "teams.roles:add", scope: teamScope }, async (c) => {
     const id = teamId(c);
     const body = await parseBody(c, TeamRolesIn);
-    await setTeamRoles(deps, identityOf(c).orgId, id, body.roleUids, body.includeHidden ?? false);
+    await setTeamRoles(deps, caller(c), id, body.roleUids, body.includeHidden ?? false);
     return c.json({ message: "Team roles have been updated." });
   });
 
   r.post("/api/access-control/teams/:teamId/roles", { action: "teams.roles:add", scope: teamScope }, async (c) => {
     const id = teamId(c);
     const body = await parseBody(c, TeamRoleIn);
-    await addTeamRole(deps, identityOf(c).orgId, id, body.roleUid);
+    await addTeamRole(deps, caller(c), id, body.roleUid);
     return c.json({ message: "Role added to the team." });
   });
 
   r.delete("/api/access-control/teams/:teamId/roles/:roleUid", { action: "teams.roles:remove", scope: teamScope }, async (c) => {
-    await removeTeamRole(deps, identityOf(c).orgId, teamId(c), c.req.param("roleUid")!);
+    await removeTeamRole(deps, caller(c), teamId(c), c.req.param("roleUid")!);
     return c.json({ message: "Role removed from team." });
   });
 }

@@ -3,10 +3,13 @@
 import { type } from "arktype";
 import type { Context } from "hono";
 import { parseBody } from "../../../lib/http/validate.ts";
+import { dbId } from "./schemas.ts";
 import { identityOf, type Router } from "../access/guard.ts";
 import { ORG_ROLES } from "../core/basic-roles.ts";
 import type { IdentityDeps } from "../core/identity-deps.ts";
-import { addOrgMember, createOrg, listOrgMembers, parseId, removeOrgMember, updateOrgMember } from "../core/orgs.ts";
+import {
+  addOrgMember, createOrg, listOrgMembers, parseId, removeOrgMember, updateOrgMember, type MemberCaller,
+} from "../core/orgs.ts";
 import { createUser } from "../core/users.ts";
 
 const role = type.enumerated(...ORG_ROLES);
@@ -15,12 +18,17 @@ const NewUser = type({
   "email?": "string",
   "login?": "string",
   password: "string",
-  "OrgId?": "number.integer > 0",
-  "orgId?": "number.integer > 0",
+  "OrgId?": dbId,
+  "orgId?": dbId,
 });
 const NewOrg = type({ name: "string > 0" });
 const NewMember = type({ loginOrEmail: "string > 0", role });
 const MemberRole = type({ role });
+
+function memberCaller(c: Context): MemberCaller {
+  const id = identityOf(c);
+  return { orgRole: id.orgRole, isServerAdmin: id.user.isServerAdmin };
+}
 
 export function registerOrgs(r: Router, deps: IdentityDeps): void {
   r.post("/api/admin/users", { action: "users:create" }, async (c) => {
@@ -45,7 +53,7 @@ export function registerOrgs(r: Router, deps: IdentityDeps): void {
   r.post("/api/orgs/:orgId/users", { action: "org.users:add", ...inPathOrg }, async (c) => {
     const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
     const body = await parseBody(c, NewMember);
-    const userId = await addOrgMember(deps, orgId, body.loginOrEmail, body.role);
+    const userId = await addOrgMember(deps, memberCaller(c), orgId, body.loginOrEmail, body.role);
     return c.json({ message: "User added to organization", userId });
   });
 
@@ -53,14 +61,14 @@ export function registerOrgs(r: Router, deps: IdentityDeps): void {
     const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
     const userId = parseId(c.req.param("userId"), "userId is invalid");
     const body = await parseBody(c, MemberRole);
-    await updateOrgMember(deps, orgId, userId, body.role);
+    await updateOrgMember(deps, memberCaller(c), orgId, userId, body.role);
     return c.json({ message: "Organization user updated" });
   });
 
   r.delete("/api/orgs/:orgId/users/:userId", { action: "org.users:remove", ...inPathOrg }, async (c) => {
     const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
     const userId = parseId(c.req.param("userId"), "userId is invalid");
-    await removeOrgMember(deps, orgId, userId);
+    await removeOrgMember(deps, memberCaller(c), orgId, userId);
     return c.json({ message: "User removed from organization" });
   });
 }

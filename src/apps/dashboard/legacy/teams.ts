@@ -3,6 +3,7 @@ import { type } from "arktype";
 import type { Context } from "hono";
 import { positiveInt } from "../../../lib/http/query.ts";
 import { parseBody } from "../../../lib/http/validate.ts";
+import { dbId } from "./schemas.ts";
 import { identityOf, type Router } from "../access/guard.ts";
 import type { IdentityDeps } from "../core/identity-deps.ts";
 import { parseId } from "../core/orgs.ts";
@@ -10,7 +11,7 @@ import { hasPermission } from "../core/permissions.ts";
 import { addTeamMember, createTeam, deleteTeam, getTeam, listTeamMembers, removeTeamMember, searchTeams } from "../core/teams.ts";
 
 const NewTeam = type({ name: "string", "email?": "string" });
-const NewMember = type({ userId: "number.integer > 0" });
+const NewMember = type({ userId: dbId });
 
 const teamId = (c: Context) => parseId(c.req.param("id"), "teamId is invalid");
 const scope = (c: Context) => `teams:id:${c.req.param("id")}`;
