@@ -64,22 +64,30 @@ describe("dist/outpost (compiled binary)", () => {
   }, 60_000);
 
   it("kill -TERM and restart loses nothing", async () => {
-    // write through the database while no server holds the data dir, then
-    // check that a served restart keeps it and the installation identity
-    const before = await openDatabase({ dataDir, logger: silentLogger });
-    const uid = before.installationUid;
-    await before.pg.exec("create table if not exists e2e_probe (v text); insert into e2e_probe values ('kept')");
-    await before.close();
+    const admin = { Authorization: `Basic ${btoa("admin:admin")}`, "Content-Type": "application/json" };
+    const first = await start();
+    const created = await fetch(`${first.urls.dashboard}/api/admin/users`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ login: "survivor", email: "survivor@example.test", password: "survivor-pw" }),
+    });
+    expect(created.status).toBe(200);
+    const sa = await (await fetch(`${first.urls.dashboard}/api/serviceaccounts`, { method: "POST", headers: admin, body: JSON.stringify({ name: "survivor bot" }) })).json();
+    const token = await (await fetch(`${first.urls.dashboard}/api/serviceaccounts/${sa.id}/tokens`, { method: "POST", headers: admin, body: JSON.stringify({ name: "kept" }) })).json();
+    expect(await first.stop("SIGTERM")).toBe(0);
 
     for (let i = 0; i < 3; i++) {
       const server = await start();
-      expect((await (await fetch(`${server.urls.dashboard}/api/health`)).json()).database).toBe("ok");
+      const members = await (await fetch(`${server.urls.dashboard}/api/orgs/1/users`, { headers: admin })).json();
+      expect(members.map((m: { login: string }) => m.login)).toContain("survivor");
+      const asSurvivor = await fetch(`${server.urls.dashboard}/api/user`, { headers: { Authorization: `Basic ${btoa("survivor:survivor-pw")}` } });
+      expect(asSurvivor.status).toBe(200);
+      const withToken = await fetch(`${server.urls.dashboard}/api/serviceaccounts/search`, { headers: { Authorization: `Bearer ${token.key}` } });
+      expect(withToken.status).toBe(403); // a Viewer token: authenticated, and refused by permission
       expect(await server.stop("SIGTERM")).toBe(0);
     }
     const after = await openDatabase({ dataDir, logger: silentLogger });
     expect(after.created).toBe(false);
-    expect(after.installationUid).toBe(uid);
-    expect((await after.pg.query("select v from e2e_probe")).rows).toEqual([{ v: "kept" }]);
     await after.close();
   }, 90_000);
 
