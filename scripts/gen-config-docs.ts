@@ -12,7 +12,7 @@ const END = "<!-- config-table:end -->";
 
 export function renderConfigTable(): string {
   const rows = configKeys.map(
-    (k) => `| \`${k.path}\` | \`${k.flag}\` | \`${envNameOf(k)}\` | \`${String(k.default)}\` | ${k.description} |`,
+    (k) => `| \`${k.path}\` | \`${k.flag}\` | \`${envNameOf(k)}\` | ${Array.isArray(k.default) ? (k.default.length ? `\`${k.default.join(",")}\`` : "(none)") : `\`${String(k.default)}\``} | ${k.description} |`,
   );
   return [BEGIN, "| key | flag | environment | default | meaning |", "|---|---|---|---|---|", ...rows, END].join("\n");
 }

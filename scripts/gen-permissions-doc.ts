@@ -28,7 +28,13 @@ export function renderPermissionsDoc(routes: readonly RouteEntry[]): string {
   const routeRows = routes.map((r) => {
     const a = r.access;
     const need =
-      "public" in a ? "public" : "action" in a ? `\`${a.action}\`${a.orgOf ? " (in the organization of the path)" : ""}` : "signed in";
+      "public" in a
+        ? "public"
+        : "action" in a
+          ? `\`${a.action}\`${a.orgOf ? " (in the organization of the path)" : ""}`
+          : a.orgOf
+            ? "signed in; then the kind's own read, create, write or delete permission, in the namespace's organization"
+            : "signed in";
     const users = "usersOnly" in a && a.usersOnly ? " (users only, not service accounts)" : "";
     return `| \`${r.method} ${r.path}\` | ${need}${users} |`;
   });

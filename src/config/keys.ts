@@ -3,7 +3,7 @@
 // the environment lookup and docs/configuration.md are all generated from
 // this table, so the three can never disagree.
 
-export type ValueKind = "string" | "number" | "boolean" | "size" | "duration";
+export type ValueKind = "string" | "number" | "boolean" | "size" | "duration" | "list";
 
 export interface ConfigKey {
   /** dotted path in the YAML file, e.g. "dashboard.http_port" */
@@ -11,7 +11,7 @@ export interface ConfigKey {
   /** commander flag spec, e.g. "--http-port <port>", "--no-logs", "--in-memory" */
   flag: string;
   kind: ValueKind;
-  default: string | number | boolean;
+  default: string | number | boolean | string[];
   description: string;
   /** never echoed in messages or logs */
   secret?: boolean;
@@ -36,6 +36,12 @@ export const configKeys: readonly ConfigKey[] = [
     description: "stack id of a cloud edition instance; its namespace is stacks-<id>" },
   { path: "dashboard.rbac.permission_validation_enabled", flag: "--no-rbac-permission-validation", kind: "boolean", default: true,
     description: "refuse custom roles whose permissions name unknown actions (the real product's rbac.permission_validation_enabled)" },
+  { path: "dashboard.feature_toggles", flag: "--feature-toggles <list>", kind: "list", default: [],
+    description: "API versions to serve beyond the defaults, comma-separated group/version (e.g. dashboard.svc.app/v1beta1); a name prefixed with - turns a default-on version off" },
+  { path: "dashboard.nested_folders", flag: "--no-nested-folders", kind: "boolean", default: true,
+    description: "allow folders inside folders (--no-nested-folders turns it off)" },
+  { path: "dashboard.max_nested_folder_depth", flag: "--max-nested-folder-depth <n>", kind: "number", default: 4,
+    description: "deepest folder nesting allowed (the real product's default 4, at most 7)" },
   { path: "logs.enabled", flag: "--no-logs", kind: "boolean", default: true,
     description: "run the log store (--no-logs disables it)" },
   { path: "logs.http_port", flag: "--logs-port <port>", kind: "number", default: 3100,

@@ -31,7 +31,7 @@ type Tree = Record<string, unknown>;
 export function loadConfig(sources: ConfigSources = {}): Config {
   const origin = new Map<string, string>(); // key path -> where its value came from
   const merged: Tree = {};
-  for (const key of configKeys) setPath(merged, key.path, key.default);
+  for (const key of configKeys) setPath(merged, key.path, Array.isArray(key.default) ? [...key.default] : key.default);
 
   if (sources.file !== undefined) {
     const fileTree = readConfigFile(sources.file);
@@ -143,6 +143,7 @@ function checkPorts(config: Config, origin: Map<string, string>) {
 function fromText(key: ConfigKey, text: string): unknown {
   if (key.kind === "number" && /^-?\d+(\.\d+)?$/.test(text.trim())) return Number(text);
   if (key.kind === "size" && /^\d+$/.test(text.trim())) return Number(text);
+  if (key.kind === "list") return text.split(",").map((s) => s.trim()).filter((s) => s !== "");
   if (key.kind === "boolean") {
     const t = text.trim().toLowerCase();
     if (t === "true" || t === "1") return true;

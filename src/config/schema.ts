@@ -32,6 +32,9 @@ export const configSchema = type({
     rbac: {
       permission_validation_enabled: "boolean",
     },
+    feature_toggles: type("string[]").describe("a list of group/version names"),
+    nested_folders: "boolean",
+    max_nested_folder_depth: type("1 <= number.integer <= 7").describe("an integer from 1 to 7"),
   },
   logs: {
     enabled: "boolean",

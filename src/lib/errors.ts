@@ -10,6 +10,10 @@ export interface ApiErrorOptions {
   /** fields merged into legacy bodies, e.g. {status: "version-mismatch"} */
   body?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /** Kubernetes reason word for Status bodies, when it is not the status code's own (AlreadyExists, Invalid) */
+  reason?: string;
+  /** Status `details` (name, group, kind) */
+  details?: Record<string, unknown>;
 }
 
 export class ApiError extends Error {

@@ -18,11 +18,17 @@ describe("HTTP basics on the three listeners", () => {
   });
 
   it("GET /apis/unknown (dashboard) -> 404 Kubernetes Status object", async () => {
-    const res = await fetch(`${server.urls.dashboard}/apis/nothing.svc.app/v1/namespaces/default/things`);
+    const res = await fetch(`${server.urls.dashboard}/apis/nothing.svc.app/v1/namespaces/default/things`, {
+      headers: { Authorization: `Basic ${btoa("admin:admin")}` },
+    });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({
-      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Not found", reason: "NotFound", code: 404,
+      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
+      message: "the server could not find the requested resource", reason: "NotFound", code: 404,
     });
+    const unauthenticated = await fetch(`${server.urls.dashboard}/apis/nothing.svc.app/v1/namespaces/default/things`);
+    expect(unauthenticated.status).toBe(401);
+    expect((await unauthenticated.json()).kind).toBe("Status");
   });
 
   for (const service of ["logs", "metrics"] as const) {

@@ -5,6 +5,11 @@ import type { Hono } from "hono";
 import { createBaseApp } from "../../lib/http/base-app.ts";
 import { createRouter, maybeIdentity, type RouteEntry } from "./access/guard.ts";
 import { registerAdminPage } from "./admin/serve-admin.ts";
+import { dashboardKind } from "./apis/kinds/dashboards.ts";
+import { folderKind } from "./apis/kinds/folders.ts";
+import { playlistKind } from "./apis/kinds/playlists.ts";
+import { registerApis } from "./apis/routes.ts";
+import { createResourceStore } from "./apis/store.ts";
 import { adminHasDefaultPassword, bootstrapIdentity } from "./core/bootstrap.ts";
 import { createIdentity } from "./core/identity.ts";
 import type { IdentityDeps } from "./core/identity-deps.ts";
@@ -53,6 +58,17 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   if (config.server.edition !== "oss") {
     registerAccessControl(r, identity, { validatePermissions: config.dashboard.rbac.permission_validation_enabled });
   }
+  registerApis(r, {
+    kinds: [
+      folderKind({ nested: config.dashboard.nested_folders, maxDepth: config.dashboard.max_nested_folder_depth }),
+      dashboardKind(),
+      playlistKind(),
+    ],
+    store: createResourceStore(db.pg),
+    namespaces: { edition: config.server.edition, stackId: config.dashboard.stack_id },
+    featureToggles: config.dashboard.feature_toggles,
+    now,
+  });
   registerAdminPage(r, deps);
   return { app, routes: r.entries, identity };
 }

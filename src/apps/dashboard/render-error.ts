@@ -30,6 +30,7 @@ function statusObject(error: ApiError): Record<string, unknown> {
     ? Object.entries(extra).map(([field, value]) => ({ field, message: JSON.stringify(value) }))
     : undefined;
   const details = {
+    ...error.options.details,
     ...(messageId ? { uid: messageId } : {}),
     ...(causes?.length ? { causes } : {}),
   };
@@ -39,7 +40,7 @@ function statusObject(error: ApiError): Record<string, unknown> {
     metadata: {},
     status: "Failure",
     message: error.message,
-    reason: reasonOf(error.status),
+    reason: error.options.reason ?? reasonOf(error.status),
     ...(Object.keys(details).length ? { details } : {}),
     code: error.status,
   };

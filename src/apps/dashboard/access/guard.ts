@@ -11,7 +11,7 @@ import { SESSION_COOKIE } from "../core/sessions.ts";
 
 export type Access =
   | { public: true }
-  | { signedIn: true; usersOnly?: boolean }
+  | { signedIn: true; usersOnly?: boolean; orgOf?: (c: Context) => string | undefined }
   | {
       action: string;
       /** the scopes of the object the request touches; any one covered is enough */

@@ -1,0 +1,104 @@
+// Folders (folder.svc.app): spec.title, a parent through the svc.app/folder
+// annotation, nesting up to a maximum depth without cycles; deleting one
+// removes its subfolders and their dashboards (spec state table).
+import { type } from "arktype";
+import { ApiError } from "../../../../lib/errors.ts";
+import { FOLDER_ANNOTATION, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
+import { checkSpec } from "../spec-check.ts";
+import type { StoredObject } from "../store.ts";
+
+const FolderSpec = type({ title: "string", "description?": "string" });
+const RESERVED = ["general", "sharedwithme"];
+
+export const FOLDERS = { group: "folder.svc.app", resource: "folders" };
+
+export interface FolderOptions {
+  nested: boolean;
+  maxDepth: number;
+}
+
+const uidScope = (name: string) => `folders:uid:${name}`;
+
+/** every folder below `name`, deepest last */
+async function descendants(ctx: KindContext, name: string): Promise<StoredObject[]> {
+  const all = await ctx.store.list(ctx.bucket(FOLDERS.group, FOLDERS.resource));
+  const children = new Map<string, StoredObject[]>();
+  for (const f of all) {
+    const parent = f.metadata.annotations[FOLDER_ANNOTATION];
+    if (parent) children.set(parent, [...(children.get(parent) ?? []), f]);
+  }
+  const out: StoredObject[] = [];
+  const walk = (n: string, depth: number) => {
+    if (depth > 16) return;
+    for (const c of children.get(n) ?? []) {
+      out.push(c);
+      walk(c.metadata.name, depth + 1);
+    }
+  };
+  walk(name, 0);
+  return out;
+}
+
+export function folderKind(options: FolderOptions): KindDescriptor {
+  const d: KindDescriptor = {
+    ...FOLDERS,
+    kind: "Folder",
+    versions: [
+      { name: "v1", stable: true, defaultOn: true },
+      { name: "v1beta1", stable: false, defaultOn: false },
+    ],
+    maxNameLength: 40,
+    inFolders: true,
+    staleStatus: 412,
+    actions: { read: "folders:read", create: "folders:create", write: "folders:write", delete: "folders:delete" },
+    validateSpec(spec, name) {
+      if (RESERVED.includes(name.toLowerCase())) {
+        throw new ApiError(400, `"${name}" is a reserved folder uid`, { messageId: "folder.invalid-uid", reason: "BadRequest" });
+      }
+      const s = checkSpec(d, FolderSpec, spec, name);
+      if (!s.title.trim()) throw statusErrors.invalid(d, name, "spec.title", "folder title cannot be empty");
+      return s as Record<string, unknown>;
+    },
+    async scopes(ctx, name, parent) {
+      return [name, ...(await ctx.folderChain(parent))].map(uidScope);
+    },
+    async createScopes(ctx, _name, parent) {
+      return parent ? (await ctx.folderChain(parent)).map(uidScope) : [uidScope("general")];
+    },
+    async beforeWrite(ctx, next, previous) {
+      const name = next.metadata.name;
+      const parent = next.metadata.annotations[FOLDER_ANNOTATION];
+      if (!parent || parent === previous?.metadata.annotations[FOLDER_ANNOTATION]) return;
+      if (!options.nested) throw statusErrors.invalid(d, name, `metadata.annotations.${FOLDER_ANNOTATION}`, "nested folders are disabled");
+      if (parent === name) throw new ApiError(400, "folder cannot be parent of itself", { reason: "BadRequest" });
+      const chain = await ctx.folderChain(parent);
+      if (chain.includes(name)) {
+        throw new ApiError(400, "cannot move folder under its own descendant, this would create a circular reference", { reason: "BadRequest" });
+      }
+      // depth of the new parent's chain, this folder, and the deepest subfolder it carries along
+      let height = 0;
+      if (previous) {
+        for (const f of await descendants(ctx, name)) {
+          const below = (await ctx.folderChain(f.metadata.annotations[FOLDER_ANNOTATION])).indexOf(name) + 1;
+          height = Math.max(height, below);
+        }
+      }
+      if (chain.length + 1 + height > options.maxDepth) {
+        throw new ApiError(400, `folder max depth exceeded, max depth is ${options.maxDepth}`, {
+          messageId: "folder.maximum-depth-reached",
+          reason: "BadRequest",
+        });
+      }
+    },
+    async beforeDelete(ctx, object) {
+      // the folder goes with everything inside it: subfolders, then their dashboards
+      const folders = [object, ...(await descendants(ctx, object.metadata.name))];
+      const names = new Set(folders.map((f) => f.metadata.name));
+      const dashboards = ctx.bucket("dashboard.svc.app", "dashboards");
+      const inside = (await ctx.store.list(dashboards)).filter((x) => names.has(x.metadata.annotations[FOLDER_ANNOTATION] ?? ""));
+      await ctx.store.delete(dashboards, inside.map((x) => x.metadata.name));
+      await ctx.store.delete(ctx.bucket(FOLDERS.group, FOLDERS.resource), [...names].filter((n) => n !== object.metadata.name));
+    },
+  };
+  return d;
+}

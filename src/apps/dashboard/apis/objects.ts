@@ -1,0 +1,156 @@
+// Create, read, update and delete of one object of any kind.
+import { randomUUID } from "node:crypto";
+import { canonicalJson } from "../../../lib/json.ts";
+import { hasPermission } from "../core/permissions.ts";
+import { checkName, generatedName, parseObjectBody } from "./envelope.ts";
+import {
+  CREATED_BY, FOLDER_ANNOTATION, INTERNAL_ID_LABEL, MESSAGE_ANNOTATION, SERVER_ANNOTATIONS, UPDATED_AT, UPDATED_BY,
+  isoSeconds, statusErrors, type KindContext, type KindDescriptor,
+} from "./kind.ts";
+import { DuplicateNameError, type BucketKey, type StoredObject } from "./store.ts";
+
+export const bucketOf = (d: KindDescriptor, ctx: KindContext): BucketKey => ctx.bucket(d.group, d.resource);
+
+export function actor(ctx: KindContext): string {
+  return `${ctx.identity.kind === "user" ? "user" : "service-account"}:${ctx.identity.user.uid}`;
+}
+
+export async function require(d: KindDescriptor, ctx: KindContext, action: string, scopes: string[] | undefined, name: string) {
+  if (!hasPermission(ctx.identity.permissions, action, scopes)) throw statusErrors.forbidden(d, name, action);
+}
+
+export async function canRead(d: KindDescriptor, ctx: KindContext, o: StoredObject): Promise<boolean> {
+  const scopes = await d.scopes(ctx, o.metadata.name, o.metadata.annotations[FOLDER_ANNOTATION]);
+  return hasPermission(ctx.identity.permissions, d.actions.read, scopes);
+}
+
+/** GET: a missing object is 404 whoever asks; an existing one the caller may not read is 403 */
+export async function getObject(d: KindDescriptor, ctx: KindContext, name: string, resourceVersion?: string): Promise<StoredObject> {
+  const current = await ctx.store.get(bucketOf(d, ctx), name);
+  if (!current) throw statusErrors.notFound(d, name);
+  if (!(await canRead(d, ctx, current))) throw statusErrors.forbidden(d, name, d.actions.read);
+  if (resourceVersion === undefined || resourceVersion === current.metadata.resourceVersion) return current;
+  const old = await ctx.store.version(bucketOf(d, ctx), name, resourceVersion);
+  if (!old) throw statusErrors.notFound(d, name);
+  return old;
+}
+
+async function folderOf(d: KindDescriptor, ctx: KindContext, annotations: Record<string, string>, name: string) {
+  const folder = annotations[FOLDER_ANNOTATION] || undefined;
+  if (folder === undefined) {
+    delete annotations[FOLDER_ANNOTATION];
+    return undefined;
+  }
+  if (!d.inFolders) throw statusErrors.invalid(d, name, `metadata.annotations.${FOLDER_ANNOTATION}`, "this kind does not live in folders");
+  const exists = await ctx.store.get(ctx.bucket("folder.svc.app", "folders"), folder);
+  if (!exists) throw statusErrors.invalid(d, name, `metadata.annotations.${FOLDER_ANNOTATION}`, `folder "${folder}" not found`);
+  return folder;
+}
+
+export async function createObject(d: KindDescriptor, ctx: KindContext, body: unknown): Promise<StoredObject> {
+  const parsed = parseObjectBody(d, body);
+  let name: string;
+  if (parsed.name !== undefined) name = parsed.name;
+  else if (parsed.generateName !== undefined) name = generatedName(d, parsed.generateName);
+  else throw statusErrors.invalid(d, "", "metadata.name", "name or generateName is required");
+  checkName(d, name);
+  const spec = d.validateSpec(parsed.spec, name);
+  const annotations = withoutServerKeys(parsed.annotations);
+  const folder = await folderOf(d, ctx, annotations, name);
+  await require(d, ctx, d.actions.create, await d.createScopes(ctx, name, folder), name);
+  const key = bucketOf(d, ctx);
+  if (await ctx.store.get(key, name)) throw statusErrors.exists(d, name);
+  const now = isoSeconds(ctx.now());
+  const id = await ctx.store.nextId();
+  const who = actor(ctx);
+  const object: StoredObject = {
+    metadata: {
+      name,
+      namespace: ctx.namespace,
+      uid: randomUUID(),
+      resourceVersion: "",
+      generation: 1,
+      creationTimestamp: now,
+      labels: { ...withoutKey(parsed.labels, INTERNAL_ID_LABEL), [INTERNAL_ID_LABEL]: String(id) },
+      annotations: { ...annotations, [CREATED_BY]: who, [UPDATED_BY]: who, [UPDATED_AT]: now },
+    },
+    spec,
+    status: {},
+  };
+  await d.beforeWrite?.(ctx, object, undefined);
+  object.metadata.resourceVersion = await ctx.store.nextResourceVersion();
+  try {
+    await ctx.store.create(key, id, object);
+  } catch (err) {
+    if (err instanceof DuplicateNameError) throw statusErrors.exists(d, name);
+    throw err;
+  }
+  return object;
+}
+
+export async function updateObject(d: KindDescriptor, ctx: KindContext, name: string, body: unknown): Promise<StoredObject> {
+  const parsed = parseObjectBody(d, body, name);
+  const key = bucketOf(d, ctx);
+  const previous = await ctx.store.get(key, name);
+  if (!previous) throw statusErrors.notFound(d, name);
+  const before = previous.metadata.annotations[FOLDER_ANNOTATION];
+  await require(d, ctx, d.actions.write, await d.scopes(ctx, name, before), name);
+  if (parsed.resourceVersion !== undefined && parsed.resourceVersion !== previous.metadata.resourceVersion) {
+    throw statusErrors.stale(d, name);
+  }
+  const spec = d.validateSpec(parsed.spec, name);
+  const annotations = withoutServerKeys(parsed.annotations);
+  const folder = await folderOf(d, ctx, annotations, name);
+  if (folder !== before) await require(d, ctx, d.actions.create, await d.createScopes(ctx, name, folder), name);
+  const message = annotations[MESSAGE_ANNOTATION];
+  const labels = { ...withoutKey(parsed.labels, INTERNAL_ID_LABEL), [INTERNAL_ID_LABEL]: previous.metadata.labels[INTERNAL_ID_LABEL]! };
+  const specChanged = canonicalJson(spec) !== canonicalJson(previous.spec);
+  const metaChanged =
+    canonicalJson(labels) !== canonicalJson(previous.metadata.labels) ||
+    canonicalJson(annotations) !== canonicalJson(withoutServerKeys(previous.metadata.annotations));
+  // writing the same content changes nothing, not even the resourceVersion
+  if (!specChanged && !metaChanged) return previous;
+  const now = isoSeconds(ctx.now());
+  const next: StoredObject = {
+    metadata: {
+      ...previous.metadata,
+      generation: previous.metadata.generation + (specChanged ? 1 : 0),
+      labels,
+      annotations: {
+        ...annotations,
+        ...(message !== undefined ? { [MESSAGE_ANNOTATION]: message } : {}),
+        [CREATED_BY]: previous.metadata.annotations[CREATED_BY]!,
+        [UPDATED_BY]: actor(ctx),
+        [UPDATED_AT]: now,
+      },
+    },
+    spec,
+    status: previous.status,
+  };
+  await d.beforeWrite?.(ctx, next, previous);
+  next.metadata.resourceVersion = await ctx.store.nextResourceVersion();
+  await ctx.store.update(key, next);
+  return next;
+}
+
+export async function deleteObject(d: KindDescriptor, ctx: KindContext, name: string, query: URLSearchParams): Promise<StoredObject> {
+  const key = bucketOf(d, ctx);
+  const object = await ctx.store.get(key, name);
+  if (!object) throw statusErrors.notFound(d, name);
+  await require(d, ctx, d.actions.delete, await d.scopes(ctx, name, object.metadata.annotations[FOLDER_ANNOTATION]), name);
+  await d.beforeDelete?.(ctx, object, query);
+  await ctx.store.delete(key, [name]);
+  await d.afterDelete?.(ctx, object);
+  return object;
+}
+
+function withoutKey(map: Record<string, string>, key: string): Record<string, string> {
+  const { [key]: _drop, ...rest } = map;
+  return rest;
+}
+
+function withoutServerKeys(annotations: Record<string, string>): Record<string, string> {
+  const out = { ...annotations };
+  for (const k of SERVER_ANNOTATIONS) delete out[k];
+  return out;
+}
