@@ -9,6 +9,8 @@ import { dashboardKind } from "./apis/kinds/dashboards.ts";
 import { folderKind } from "./apis/kinds/folders.ts";
 import { playlistKind } from "./apis/kinds/playlists.ts";
 import { registerApis } from "./apis/routes.ts";
+import { registerSearch } from "./apis/search.ts";
+import { registerStars } from "./apis/stars.ts";
 import { createResourceStore } from "./apis/store.ts";
 import { adminHasDefaultPassword, bootstrapIdentity } from "./core/bootstrap.ts";
 import { createIdentity } from "./core/identity.ts";
@@ -58,17 +60,15 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   if (config.server.edition !== "oss") {
     registerAccessControl(r, identity, { validatePermissions: config.dashboard.rbac.permission_validation_enabled });
   }
-  registerApis(r, {
-    kinds: [
-      folderKind({ nested: config.dashboard.nested_folders, maxDepth: config.dashboard.max_nested_folder_depth }),
-      dashboardKind(),
-      playlistKind(),
-    ],
-    store: createResourceStore(db.pg),
-    namespaces: { edition: config.server.edition, stackId: config.dashboard.stack_id },
-    featureToggles: config.dashboard.feature_toggles,
-    now,
-  });
+  const store = createResourceStore(db.pg);
+  const namespaces = { edition: config.server.edition, stackId: config.dashboard.stack_id };
+  const folders = folderKind({ nested: config.dashboard.nested_folders, maxDepth: config.dashboard.max_nested_folder_depth });
+  const dashboards = dashboardKind();
+  const toggles = config.dashboard.feature_toggles;
+  registerSearch(r, { pg: db.pg, store, namespaces, folders, dashboards, now });
+  // before the generic /apis routes, which would otherwise take these paths
+  registerStars(r, { pg: db.pg, store, namespaces, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });
+  registerApis(r, { kinds: [folders, dashboards, playlistKind()], store, namespaces, featureToggles: toggles, now });
   registerAdminPage(r, deps);
   return { app, routes: r.entries, identity };
 }

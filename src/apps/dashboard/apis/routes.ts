@@ -5,9 +5,10 @@ import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { readJson } from "../../../lib/http/base-app.ts";
 import { identityOf, type Router } from "../access/guard.ts";
-import { namespaceOf, orgIdOfNamespace, type NamespaceContext } from "../core/namespaces.ts";
+import { orgIdOfNamespace, type NamespaceContext } from "../core/namespaces.ts";
+import { createKindContext } from "./context.ts";
 import { toResponse } from "./envelope.ts";
-import { FOLDER_ANNOTATION, type KindContext, type KindDescriptor } from "./kind.ts";
+import type { KindContext, KindDescriptor } from "./kind.ts";
 import { listObjects } from "./lists.ts";
 import { createObject, deleteObject, getObject, updateObject } from "./objects.ts";
 import type { ResourceStore } from "./store.ts";
@@ -53,27 +54,7 @@ export function registerApis(r: Router, deps: ApisDeps): void {
       throw new ApiError(403, `the namespace "${asked}" is not one of the caller's organizations`, { reason: "Forbidden" });
     }
     // "org-1" is an alias: objects live under the canonical name ("default")
-    const namespace = namespaceOf(orgId, deps.namespaces);
-    const bucket = (group: string, resource: string) => ({ group, resource, namespace });
-    const ctx: KindContext = {
-      identity,
-      namespace,
-      orgId,
-      store: deps.store,
-      now: deps.now,
-      bucket,
-      async folderChain(folder) {
-        const chain: string[] = [];
-        let next = folder;
-        while (next && !chain.includes(next) && chain.length < 16) {
-          chain.push(next);
-          const parent = await deps.store.get(bucket("folder.svc.app", "folders"), next);
-          next = parent?.metadata.annotations[FOLDER_ANNOTATION];
-        }
-        return chain;
-      },
-    };
-    return ctx;
+    return createKindContext(identity, orgId, deps.store, deps.namespaces, deps.now);
   };
 
   // the organization of the namespace decides which permissions apply

@@ -2,7 +2,11 @@
 // top-level fields are type-checked when present, unknown ones are kept;
 // spec.version follows metadata.generation.
 import { type } from "arktype";
-import { statusErrors, type KindDescriptor } from "../kind.ts";
+import { hasPermission } from "../../core/permissions.ts";
+import { toResponse } from "../envelope.ts";
+import { CREATED_BY, FOLDER_ANNOTATION, UPDATED_AT, UPDATED_BY, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
+import { dashboardUrl, folderUrl, slugify } from "../search.ts";
+import type { StoredObject } from "../store.ts";
 import { checkSpec } from "../spec-check.ts";
 
 const DashboardSpec = type({
@@ -54,6 +58,46 @@ export function dashboardKind(): KindDescriptor {
     async beforeWrite(_ctx, next) {
       next.spec = { ...next.spec, version: next.metadata.generation };
     },
+    subresources: {
+      dto: (ctx, object, version) => dto(d, ctx, object, version),
+    },
   };
   return d;
+}
+
+/** GET <dashboard>/dto: the object plus what the caller may do with it (the real product's DTO) */
+async function dto(d: KindDescriptor, ctx: KindContext, o: StoredObject, version: string) {
+  const folderName = o.metadata.annotations[FOLDER_ANNOTATION];
+  const scopes = await d.scopes(ctx, o.metadata.name, folderName);
+  const may = (action: string, s: string[] = scopes) => hasPermission(ctx.identity.permissions, action, s);
+  const folder = folderName ? await ctx.store.get(ctx.bucket("folder.svc.app", "folders"), folderName) : undefined;
+  const title = String(o.spec.title ?? "");
+  const annotations = (type: string) => ({
+    canAdd: may("annotations:create", [`annotations:type:${type}`]),
+    canEdit: may("annotations:write", [`annotations:type:${type}`]),
+    canDelete: may("annotations:delete", [`annotations:type:${type}`]),
+  });
+  return {
+    ...toResponse(d, version, o),
+    kind: "DashboardWithAccessInfo",
+    access: {
+      slug: slugify(title),
+      url: dashboardUrl(o.metadata.name, title),
+      isPublic: false,
+      canSave: may("dashboards:write"),
+      canEdit: may("dashboards:write"),
+      canAdmin: may("dashboards.permissions:write"),
+      canStar: ctx.identity.kind === "user",
+      canDelete: may("dashboards:delete"),
+      annotationsPermissions: { dashboard: annotations("dashboard"), organization: annotations("organization") },
+      created: o.metadata.creationTimestamp,
+      createdBy: o.metadata.annotations[CREATED_BY],
+      updated: o.metadata.annotations[UPDATED_AT],
+      updatedBy: o.metadata.annotations[UPDATED_BY],
+      version: o.metadata.generation,
+      folderUid: folder?.metadata.name ?? "",
+      folderTitle: folder ? String(folder.spec.title ?? "") : "",
+      folderUrl: folder ? folderUrl(folder.metadata.name, String(folder.spec.title ?? "")) : "",
+    },
+  };
 }

@@ -1,0 +1,29 @@
+// The per-request context the kinds work in, shared by /apis handlers and
+// the legacy routes that read the same objects (search, stars).
+import type { Identity } from "../core/authenticate.ts";
+import { namespaceOf, type NamespaceContext } from "../core/namespaces.ts";
+import { FOLDER_ANNOTATION, type KindContext } from "./kind.ts";
+import type { ResourceStore } from "./store.ts";
+
+export function createKindContext(identity: Identity, orgId: number, store: ResourceStore, namespaces: NamespaceContext, now: () => number): KindContext {
+  const namespace = namespaceOf(orgId, namespaces);
+  const bucket = (group: string, resource: string) => ({ group, resource, namespace });
+  return {
+    identity,
+    namespace,
+    orgId,
+    store,
+    now,
+    bucket,
+    async folderChain(folder) {
+      const chain: string[] = [];
+      let next = folder;
+      while (next && !chain.includes(next) && chain.length < 16) {
+        chain.push(next);
+        const parent = await store.get(bucket("folder.svc.app", "folders"), next);
+        next = parent?.metadata.annotations[FOLDER_ANNOTATION];
+      }
+      return chain;
+    },
+  };
+}
