@@ -13,11 +13,13 @@ import { registerSearch } from "./apis/search.ts";
 import { registerStars } from "./apis/stars.ts";
 import { createResourceStore } from "./apis/store.ts";
 import { adminHasDefaultPassword, bootstrapIdentity } from "./core/bootstrap.ts";
+import { createAlertRuleStore } from "./core/alert-rules.ts";
 import { createIdentity } from "./core/identity.ts";
 import type { IdentityDeps } from "./core/identity-deps.ts";
 import type { DashboardDeps } from "./deps.ts";
 import { identityOptionsFrom } from "./identity-options.ts";
 import { registerAccessControl } from "./legacy/access-control.ts";
+import { registerAlertRules } from "./legacy/alert-rules.ts";
 import { registerHealth } from "./legacy/health.ts";
 import { registerLogin } from "./legacy/login.ts";
 import { registerOrgs } from "./legacy/orgs.ts";
@@ -62,10 +64,16 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   }
   const store = createResourceStore(db.pg);
   const namespaces = { edition: config.server.edition, stackId: config.dashboard.stack_id };
-  const folders = folderKind({ nested: config.dashboard.nested_folders, maxDepth: config.dashboard.max_nested_folder_depth });
+  const alertRules = createAlertRuleStore(db.pg);
+  const folders = folderKind({
+    nested: config.dashboard.nested_folders,
+    maxDepth: config.dashboard.max_nested_folder_depth,
+    alertRules,
+  });
   const dashboards = dashboardKind();
   const toggles = config.dashboard.feature_toggles;
   registerSearch(r, { pg: db.pg, store, namespaces, folders, dashboards, now });
+  registerAlertRules(r, { rules: alertRules, store, folders, namespaces, now });
   // before the generic /apis routes, which would otherwise take these paths
   registerStars(r, { pg: db.pg, store, namespaces, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });
   registerApis(r, { kinds: [folders, dashboards, playlistKind()], store, namespaces, featureToggles: toggles, now });

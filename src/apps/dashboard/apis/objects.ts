@@ -15,7 +15,7 @@ export function actor(ctx: KindContext): string {
   return `${ctx.identity.kind === "user" ? "user" : "service-account"}:${ctx.identity.user.uid}`;
 }
 
-export async function require(d: KindDescriptor, ctx: KindContext, action: string, scopes: string[] | undefined, name: string) {
+export async function requirePermission(d: KindDescriptor, ctx: KindContext, action: string, scopes: string[] | undefined, name: string) {
   if (!hasPermission(ctx.identity.permissions, action, scopes)) throw statusErrors.forbidden(d, name, action);
 }
 
@@ -57,7 +57,7 @@ export async function createObject(d: KindDescriptor, ctx: KindContext, body: un
   const spec = d.validateSpec(parsed.spec, name);
   const annotations = withoutServerKeys(parsed.annotations);
   const folder = await folderOf(d, ctx, annotations, name);
-  await require(d, ctx, d.actions.create, await d.createScopes(ctx, name, folder), name);
+  await requirePermission(d, ctx, d.actions.create, await d.createScopes(ctx, name, folder), name);
   const key = bucketOf(d, ctx);
   if (await ctx.store.get(key, name)) throw statusErrors.exists(d, name);
   const now = isoSeconds(ctx.now());
@@ -94,14 +94,14 @@ export async function updateObject(d: KindDescriptor, ctx: KindContext, name: st
   const previous = await ctx.store.get(key, name);
   if (!previous) throw statusErrors.notFound(d, name);
   const before = previous.metadata.annotations[FOLDER_ANNOTATION];
-  await require(d, ctx, d.actions.write, await d.scopes(ctx, name, before), name);
+  await requirePermission(d, ctx, d.actions.write, await d.scopes(ctx, name, before), name);
   if (parsed.resourceVersion !== undefined && parsed.resourceVersion !== previous.metadata.resourceVersion) {
     throw statusErrors.stale(d, name);
   }
   const spec = d.validateSpec(parsed.spec, name);
   const annotations = withoutServerKeys(parsed.annotations);
   const folder = await folderOf(d, ctx, annotations, name);
-  if (folder !== before) await require(d, ctx, d.actions.create, await d.createScopes(ctx, name, folder), name);
+  if (folder !== before) await requirePermission(d, ctx, d.actions.create, await d.createScopes(ctx, name, folder), name);
   const message = annotations[MESSAGE_ANNOTATION];
   const labels = { ...withoutKey(parsed.labels, INTERNAL_ID_LABEL), [INTERNAL_ID_LABEL]: previous.metadata.labels[INTERNAL_ID_LABEL]! };
   const specChanged = canonicalJson(spec) !== canonicalJson(previous.spec);
@@ -137,7 +137,7 @@ export async function deleteObject(d: KindDescriptor, ctx: KindContext, name: st
   const key = bucketOf(d, ctx);
   const object = await ctx.store.get(key, name);
   if (!object) throw statusErrors.notFound(d, name);
-  await require(d, ctx, d.actions.delete, await d.scopes(ctx, name, object.metadata.annotations[FOLDER_ANNOTATION]), name);
+  await requirePermission(d, ctx, d.actions.delete, await d.scopes(ctx, name, object.metadata.annotations[FOLDER_ANNOTATION]), name);
   await d.beforeDelete?.(ctx, object, query);
   await ctx.store.delete(key, [name]);
   await d.afterDelete?.(ctx, object);

@@ -15,6 +15,7 @@ export const FOLDERS = { group: "folder.svc.app", resource: "folders" };
 export interface FolderOptions {
   nested: boolean;
   maxDepth: number;
+  alertRules: { countIn(orgId: number, folders: string[]): Promise<number>; deleteIn(orgId: number, folders: string[]): Promise<void> };
 }
 
 const uidScope = (name: string) => `folders:uid:${name}`;
@@ -90,10 +91,18 @@ export function folderKind(options: FolderOptions): KindDescriptor {
         });
       }
     },
-    async beforeDelete(ctx, object) {
-      // the folder goes with everything inside it: subfolders, then their dashboards
+    async beforeDelete(ctx, object, query) {
+      // the folder goes with everything inside it: subfolders, their dashboards
+      // and alert rules; rules only when asked for (forceDeleteRules defaults to false)
       const folders = [object, ...(await descendants(ctx, object.metadata.name))];
       const names = new Set(folders.map((f) => f.metadata.name));
+      const rules = await options.alertRules.countIn(ctx.orgId, [...names]);
+      if (rules > 0) {
+        if (query.get("forceDeleteRules") !== "true") {
+          throw new ApiError(400, "folder cannot be deleted: folder contains alert rules", { reason: "BadRequest" });
+        }
+        await options.alertRules.deleteIn(ctx.orgId, [...names]);
+      }
       const dashboards = ctx.bucket("dashboard.svc.app", "dashboards");
       const inside = (await ctx.store.list(dashboards)).filter((x) => names.has(x.metadata.annotations[FOLDER_ANNOTATION] ?? ""));
       await ctx.store.delete(dashboards, inside.map((x) => x.metadata.name));
