@@ -15,6 +15,7 @@ import { createResourceStore } from "./apis/store.ts";
 import { adminHasDefaultPassword, bootstrapIdentity } from "./core/bootstrap.ts";
 import { createAlertRuleStore } from "./core/alert-rules.ts";
 import { createIdentity } from "./core/identity.ts";
+import { createStarStore } from "./core/stars.ts";
 import type { IdentityDeps } from "./core/identity-deps.ts";
 import type { DashboardDeps } from "./deps.ts";
 import { identityOptionsFrom } from "./identity-options.ts";
@@ -72,10 +73,11 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   });
   const dashboards = dashboardKind();
   const toggles = config.dashboard.feature_toggles;
-  registerSearch(r, { pg: db.pg, store, namespaces, folders, dashboards, now });
+  const stars = createStarStore(db.pg);
+  registerSearch(r, { stars, store, namespaces, folders, dashboards, now });
   registerAlertRules(r, { rules: alertRules, store, folders, namespaces, now });
   // before the generic /apis routes, which would otherwise take these paths
-  registerStars(r, { pg: db.pg, store, namespaces, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });
+  registerStars(r, { stars, store, namespaces, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });
   registerApis(r, { kinds: [folders, dashboards, playlistKind()], store, namespaces, featureToggles: toggles, now });
   registerAdminPage(r, deps);
   return { app, routes: r.entries, identity };

@@ -20,6 +20,8 @@ export async function requirePermission(d: KindDescriptor, ctx: KindContext, act
 }
 
 export async function canRead(d: KindDescriptor, ctx: KindContext, o: StoredObject): Promise<boolean> {
+  // the object's own scope first: a wildcard grant answers without walking its folders
+  if (hasPermission(ctx.identity.permissions, d.actions.read, await d.scopes(ctx, o.metadata.name, undefined))) return true;
   const scopes = await d.scopes(ctx, o.metadata.name, o.metadata.annotations[FOLDER_ANNOTATION]);
   return hasPermission(ctx.identity.permissions, d.actions.read, scopes);
 }

@@ -4,15 +4,14 @@ import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { identityOf, type Router } from "../access/guard.ts";
 import type { NamespaceContext } from "../core/namespaces.ts";
-import { listStars } from "../core/stars.ts";
-import type { PGlite } from "@electric-sql/pglite";
+import type { StarStore } from "../core/stars.ts";
 import { createKindContext } from "./context.ts";
 import { FOLDER_ANNOTATION, INTERNAL_ID_LABEL, type KindDescriptor } from "./kind.ts";
 import { canRead } from "./objects.ts";
 import type { ResourceStore, StoredObject } from "./store.ts";
 
 export interface SearchDeps {
-  pg: PGlite;
+  stars: StarStore;
   store: ResourceStore;
   namespaces: NamespaceContext;
   folders: KindDescriptor;
@@ -38,7 +37,37 @@ function limitOf(raw: string | undefined): number {
   return raw !== undefined && /^\d+$/.test(raw) && n >= 1 && n <= 5000 ? n : 1000;
 }
 
+interface Indexed {
+  o: StoredObject;
+  /** lower-cased title, for the query filter */
+  title: string;
+  /** the parts of its search hit that depend only on the stored objects, made on first use */
+  hit?: Record<string, unknown>;
+}
+
+/**
+ * Objects of a bucket ordered by title (case-insensitive), rebuilt only when
+ * the bucket changes: a search then filters a ready list instead of sorting
+ * every object on every request.
+ */
+function titleIndex(store: ResourceStore) {
+  const cache = new Map<string, { revision: string; items: Indexed[] }>();
+  /** `also`: another bucket whose changes invalidate this index too (folders, for the folder fields of dashboard hits) */
+  return async (key: { group: string; resource: string; namespace: string }, also?: typeof key): Promise<Indexed[]> => {
+    const id = `${key.group}/${key.resource}/${key.namespace}`;
+    const revision = `${await store.revision(key)}:${also ? await store.revision(also) : ""}`;
+    const hit = cache.get(id);
+    if (hit && hit.revision === revision) return hit.items;
+    const items = (await store.list(key))
+      .map((o) => ({ o, title: String(o.spec.title ?? "").toLowerCase() }))
+      .sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.o.metadata.name < b.o.metadata.name ? -1 : 1));
+    cache.set(id, { revision, items });
+    return items;
+  };
+}
+
 export function registerSearch(r: Router, deps: SearchDeps): void {
+  const indexed = titleIndex(deps.store);
   const handler = async (c: Context) => {
     const identity = identityOf(c);
     const ctx = createKindContext(identity, identity.orgId, deps.store, deps.namespaces, deps.now);
@@ -54,12 +83,16 @@ export function registerSearch(r: Router, deps: SearchDeps): void {
     const limit = limitOf(c.req.query("limit"));
     const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
 
-    const stars = identity.kind === "user" ? await listStars(deps.pg, identity.user.id, identity.orgId) : [];
+    const stars = identity.kind === "user" ? await deps.stars.list(identity.user.id, identity.orgId) : [];
     const starred = new Set(stars.map((s) => `${s.kind}/${s.name}`));
-    const folders = await deps.store.list(ctx.bucket(deps.folders.group, deps.folders.resource));
-    const folderByName = new Map(folders.map((f) => [f.metadata.name, f]));
+    const folders = await indexed(ctx.bucket(deps.folders.group, deps.folders.resource));
+    const folderByName = new Map(folders.map((f) => [f.o.metadata.name, f.o]));
 
-    const hit = (o: StoredObject, kind: "Folder" | "Dashboard") => {
+    const hit = (entry: Indexed, kind: "Folder" | "Dashboard") => {
+      entry.hit ??= staticHit(entry.o, kind);
+      return { ...entry.hit, orgId: identity.orgId, isStarred: starred.has(`${kind}/${entry.o.metadata.name}`) };
+    };
+    const staticHit = (o: StoredObject, kind: "Folder" | "Dashboard") => {
       const title = String(o.spec.title ?? "");
       const uid = o.metadata.name;
       const parent = o.metadata.annotations[FOLDER_ANNOTATION];
@@ -67,14 +100,12 @@ export function registerSearch(r: Router, deps: SearchDeps): void {
       return {
         id: Number(o.metadata.labels[INTERNAL_ID_LABEL]),
         uid,
-        orgId: identity.orgId,
         title,
         uri: `db/${slugify(title)}`,
         url: kind === "Folder" ? folderUrl(uid, title) : dashboardUrl(uid, title),
         slug: slugify(title),
         type: kind === "Folder" ? "dash-folder" : "dash-db",
         tags: [...((o.spec.tags as string[] | undefined) ?? [])].sort(),
-        isStarred: starred.has(`${kind}/${uid}`),
         ...(kind === "Dashboard" && folder
           ? {
               folderId: Number(folder.metadata.labels[INTERNAL_ID_LABEL]),
@@ -86,8 +117,7 @@ export function registerSearch(r: Router, deps: SearchDeps): void {
       };
     };
 
-    const keep = (o: StoredObject, kind: "Folder" | "Dashboard") => {
-      const title = String(o.spec.title ?? "").toLowerCase();
+    const keep = ({ o, title }: Indexed, kind: "Folder" | "Dashboard") => {
       if (query && !title.includes(query)) return false;
       if (tags.length) {
         const own = (o.spec.tags as string[] | undefined) ?? [];
@@ -100,19 +130,23 @@ export function registerSearch(r: Router, deps: SearchDeps): void {
       return true;
     };
 
-    const byTitle = (a: StoredObject, b: StoredObject) =>
-      String(a.spec.title ?? "").toLowerCase().localeCompare(String(b.spec.title ?? "").toLowerCase()) ||
-      a.metadata.name.localeCompare(b.metadata.name);
     const results: ReturnType<typeof hit>[] = [];
+    const end = page * limit;
     // folders first, then dashboards, each by title (the real product's order)
     if (type !== "dash-db" && !ids.length && !uids.length && !tags.length) {
-      for (const f of [...folders].sort(byTitle)) if (keep(f, "Folder") && (await canRead(deps.folders, ctx, f))) results.push(hit(f, "Folder"));
+      for (const f of folders) {
+        if (keep(f, "Folder") && (await canRead(deps.folders, ctx, f.o))) results.push(hit(f, "Folder"));
+        if (results.length >= end) break;
+      }
     }
-    if (type !== "dash-folder") {
-      const dashboards = await deps.store.list(ctx.bucket(deps.dashboards.group, deps.dashboards.resource));
-      for (const d of [...dashboards].sort(byTitle)) if (keep(d, "Dashboard") && (await canRead(deps.dashboards, ctx, d))) results.push(hit(d, "Dashboard"));
+    if (type !== "dash-folder" && results.length < end) {
+      const folderBucket = ctx.bucket(deps.folders.group, deps.folders.resource);
+      for (const d of await indexed(ctx.bucket(deps.dashboards.group, deps.dashboards.resource), folderBucket)) {
+        if (keep(d, "Dashboard") && (await canRead(deps.dashboards, ctx, d.o))) results.push(hit(d, "Dashboard"));
+        if (results.length >= end) break;
+      }
     }
-    return c.json(results.slice((page - 1) * limit, page * limit));
+    return c.json(results.slice((page - 1) * limit, end));
   };
   r.get("/api/search", { signedIn: true }, handler);
   r.get("/api/search/", { signedIn: true }, handler);

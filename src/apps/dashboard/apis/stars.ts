@@ -3,13 +3,12 @@
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { identityOf, type Router } from "../access/guard.ts";
-import type { PGlite } from "@electric-sql/pglite";
 import { namespaceOf, orgIdOfNamespace, type NamespaceContext } from "../core/namespaces.ts";
-import { addStar, listStars, removeStar, type StarRef } from "../core/stars.ts";
+import type { StarRef, StarStore } from "../core/stars.ts";
 import type { ResourceStore } from "./store.ts";
 
 export interface StarsDeps {
-  pg: PGlite;
+  stars: StarStore;
   store: ResourceStore;
   namespaces: NamespaceContext;
   /** the collections API version is served */
@@ -51,10 +50,10 @@ export function registerStars(r: Router, deps: StarsDeps): void {
       const ref = { group: c.req.param("group")!, kind: c.req.param("kind")!, name: c.req.param("id")! };
       if (on) {
         await requireTarget(orgId, ref);
-        await addStar(deps.pg, userId, orgId, ref);
+        await deps.stars.add(userId, orgId, ref);
         return c.json({}, 200);
       }
-      return (await removeStar(deps.pg, userId, orgId, ref)) ? c.json({}, 200) : c.body(null, 204);
+      return (await deps.stars.remove(userId, orgId, ref)) ? c.json({}, 200) : c.body(null, 204);
     };
     r.put(`${path}/update/:group/:kind/:id`, access, (c) => change(c, true));
     r.post(`${path}/update/:group/:kind/:id`, access, (c) => change(c, true));
@@ -62,7 +61,7 @@ export function registerStars(r: Router, deps: StarsDeps): void {
     r.get(path, access, async (c) => {
       const { userId, orgId } = own(c);
       const grouped = new Map<string, { group: string; kind: string; names: string[] }>();
-      for (const s of await listStars(deps.pg, userId, orgId)) {
+      for (const s of await deps.stars.list(userId, orgId)) {
         const key = `${s.group}/${s.kind}`;
         const entry = grouped.get(key) ?? { group: s.group, kind: s.kind, names: [] };
         entry.names.push(s.name);
@@ -81,7 +80,7 @@ export function registerStars(r: Router, deps: StarsDeps): void {
   const dashboardRef = (c: Context): StarRef => ({ group: "dashboard.svc.app", kind: "Dashboard", name: c.req.param("uid")! });
   r.get("/api/user/stars", self, async (c) => {
     const id = identityOf(c);
-    const stars = await listStars(deps.pg, id.user.id, id.orgId);
+    const stars = await deps.stars.list(id.user.id, id.orgId);
     return c.json(stars.filter((s) => s.kind === "Dashboard").map((s) => s.name));
   });
   r.post("/api/user/stars/dashboard/uid/:uid", self, async (c) => {
@@ -90,12 +89,12 @@ export function registerStars(r: Router, deps: StarsDeps): void {
     await requireTarget(id.orgId, ref).catch(() => {
       throw new ApiError(404, "Dashboard not found");
     });
-    await addStar(deps.pg, id.user.id, id.orgId, ref);
+    await deps.stars.add(id.user.id, id.orgId, ref);
     return c.json({ message: "Dashboard starred!" });
   });
   r.delete("/api/user/stars/dashboard/uid/:uid", self, async (c) => {
     const id = identityOf(c);
-    await removeStar(deps.pg, id.user.id, id.orgId, dashboardRef(c));
+    await deps.stars.remove(id.user.id, id.orgId, dashboardRef(c));
     return c.json({ message: "Dashboard unstarred" });
   });
 }

@@ -31,6 +31,8 @@ interface Bucket {
   byName: Map<string, StoredObject>;
   /** names in order, rebuilt lazily after a change */
   sorted: string[] | null;
+  /** bumped by every change, so readers can keep indexes of their own */
+  revision: number;
 }
 
 export class DuplicateNameError extends Error {}
@@ -39,6 +41,8 @@ export interface ResourceStore {
   get(key: BucketKey, name: string): Promise<StoredObject | undefined>;
   /** every object of the bucket, ordered by name */
   list(key: BucketKey): Promise<StoredObject[]>;
+  /** changes whenever the bucket changes */
+  revision(key: BucketKey): Promise<number>;
   nextResourceVersion(): Promise<string>;
   /** the numeric id of a new object (its deprecatedInternalID) */
   nextId(): Promise<number>;
@@ -63,7 +67,7 @@ export function createResourceStore(pg: PGlite): ResourceStore {
           "select name, object from resources where api_group = $1 and resource = $2 and namespace = $3",
           [key.group, key.resource, key.namespace],
         )
-        .then((r) => ({ byName: new Map(r.rows.map((row) => [row.name, row.object])), sorted: null }));
+        .then((r) => ({ byName: new Map(r.rows.map((row) => [row.name, row.object])), sorted: null, revision: 0 }));
       b.catch(() => buckets.delete(id));
       buckets.set(id, b);
     }
@@ -74,6 +78,7 @@ export function createResourceStore(pg: PGlite): ResourceStore {
     const b = await bucket(key);
     if (!b.byName.has(object.metadata.name)) b.sorted = null;
     b.byName.set(object.metadata.name, object);
+    b.revision++;
   };
 
   return {
@@ -84,6 +89,9 @@ export function createResourceStore(pg: PGlite): ResourceStore {
       const b = await bucket(key);
       b.sorted ??= [...b.byName.keys()].sort();
       return b.sorted.map((n) => b.byName.get(n)!);
+    },
+    async revision(key) {
+      return (await bucket(key)).revision;
     },
     async nextResourceVersion() {
       const r = await pg.query<{ v: string }>("select nextval('resource_version_seq')::text as v");
@@ -136,6 +144,7 @@ export function createResourceStore(pg: PGlite): ResourceStore {
       const b = await bucket(key);
       for (const n of names) b.byName.delete(n);
       b.sorted = null;
+      b.revision++;
     },
     async history(key, name, afterRv, limit) {
       const r = await pg.query<{ object: StoredObject }>(

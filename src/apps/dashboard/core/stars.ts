@@ -1,5 +1,6 @@
 // Stars: one user's bookmarks, shared by the collections API and the legacy
-// /api/user/stars endpoints.
+// /api/user/stars endpoints. Kept in memory per user once read, since search
+// marks every hit with isStarred.
 import type { PGlite } from "@electric-sql/pglite";
 
 export interface StarRef {
@@ -8,26 +9,49 @@ export interface StarRef {
   name: string;
 }
 
-export async function addStar(pg: PGlite, userId: number, orgId: number, ref: StarRef): Promise<void> {
-  await pg.query(
-    "insert into stars (user_id, org_id, api_group, kind, name) values ($1, $2, $3, $4, $5) on conflict do nothing",
-    [userId, orgId, ref.group, ref.kind, ref.name],
-  );
+export interface StarStore {
+  add(userId: number, orgId: number, ref: StarRef): Promise<void>;
+  /** false when nothing was starred */
+  remove(userId: number, orgId: number, ref: StarRef): Promise<boolean>;
+  list(userId: number, orgId: number): Promise<readonly StarRef[]>;
 }
 
-/** false when nothing was starred */
-export async function removeStar(pg: PGlite, userId: number, orgId: number, ref: StarRef): Promise<boolean> {
-  const r = await pg.query(
-    "delete from stars where user_id = $1 and org_id = $2 and api_group = $3 and kind = $4 and name = $5",
-    [userId, orgId, ref.group, ref.kind, ref.name],
-  );
-  return (r.affectedRows ?? 0) > 0;
-}
-
-export async function listStars(pg: PGlite, userId: number, orgId: number): Promise<StarRef[]> {
-  const r = await pg.query<{ api_group: string; kind: string; name: string }>(
-    "select api_group, kind, name from stars where user_id = $1 and org_id = $2 order by created_at, name",
-    [userId, orgId],
-  );
-  return r.rows.map((s) => ({ group: s.api_group, kind: s.kind, name: s.name }));
+export function createStarStore(pg: PGlite): StarStore {
+  const cache = new Map<string, Promise<StarRef[]>>();
+  const key = (userId: number, orgId: number) => `${userId}:${orgId}`;
+  return {
+    async add(userId, orgId, ref) {
+      cache.delete(key(userId, orgId));
+      await pg.query(
+        "insert into stars (user_id, org_id, api_group, kind, name) values ($1, $2, $3, $4, $5) on conflict do nothing",
+        [userId, orgId, ref.group, ref.kind, ref.name],
+      );
+      cache.delete(key(userId, orgId));
+    },
+    async remove(userId, orgId, ref) {
+      cache.delete(key(userId, orgId));
+      const r = await pg.query(
+        "delete from stars where user_id = $1 and org_id = $2 and api_group = $3 and kind = $4 and name = $5",
+        [userId, orgId, ref.group, ref.kind, ref.name],
+      );
+      cache.delete(key(userId, orgId));
+      return (r.affectedRows ?? 0) > 0;
+    },
+    list(userId, orgId) {
+      const k = key(userId, orgId);
+      let hit = cache.get(k);
+      if (!hit) {
+        hit = pg
+          .query<{ api_group: string; kind: string; name: string }>(
+            "select api_group, kind, name from stars where user_id = $1 and org_id = $2 order by created_at, name",
+            [userId, orgId],
+          )
+          .then((r) => r.rows.map((s) => ({ group: s.api_group, kind: s.kind, name: s.name })));
+        hit.catch(() => cache.delete(k));
+        if (cache.size > 10_000) cache.clear();
+        cache.set(k, hit);
+      }
+      return hit;
+    },
+  };
 }

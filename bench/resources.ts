@@ -1,0 +1,54 @@
+// Reads of the resource API against the health check, in one run against
+// the compiled binary: 1,000 dashboards in 50 folders, 50 connections.
+// Targets (issue 4): GET of one dashboard >= 40% of GET /api/health's
+// requests per second, GET /api/search?query=... >= 20%.
+import autocannon from "autocannon";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startBinary, stopBinary } from "./lib.ts";
+
+const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
+if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
+const seconds = Number(process.env.SECONDS_PER_RUN ?? 10);
+const connections = 50;
+const auth = { Authorization: `Basic ${btoa("admin:admin")}` };
+
+async function measure(url: string, headers: Record<string, string> = {}) {
+  const r = await autocannon({ url, connections, duration: seconds, headers });
+  return { rps: r.requests.average, p99: r.latency.p99, bad: r.non2xx + r.errors };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "outpost-bench-res-"));
+const server = await startBinary(binary, ["serve", "--data-dir", join(dir, "data"), "--http-port", "0", "--no-logs", "--no-metrics", "--log-level", "warn"], 1);
+try {
+  const base = server.urls.dashboard!;
+  const ns = `${base}/apis`;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(ns + path, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  };
+  const started = performance.now();
+  for (let f = 0; f < 50; f++) {
+    await post("/folder.svc.app/v1/namespaces/default/folders", { metadata: { name: `folder-${f}` }, spec: { title: `Folder ${f}` } });
+  }
+  for (let i = 0; i < 1000; i++) {
+    await post("/dashboard.svc.app/v1/namespaces/default/dashboards", {
+      metadata: { name: `dash-${i}`, annotations: { "svc.app/folder": `folder-${i % 50}` } },
+      spec: { title: `Dashboard ${i}`, tags: [`team-${i % 7}`], panels: Array.from({ length: 8 }, (_, p) => ({ id: p, type: "timeseries", title: `Panel ${p}` })) },
+    });
+  }
+  console.log(`created 50 folders and 1000 dashboards in ${Math.round(performance.now() - started)} ms`);
+  await measure(`${base}/api/health`); // warm-up
+  const health = await measure(`${base}/api/health`);
+  const one = await measure(`${ns}/dashboard.svc.app/v1/namespaces/default/dashboards/dash-500`, auth);
+  const search = await measure(`${base}/api/search?query=dashboard%2099`, auth);
+  const line = (name: string, m: { rps: number; p99: number; bad: number }) =>
+    `${name.padEnd(40)} ${String(Math.round(m.rps)).padStart(6)} req/s  p99 ${m.p99} ms  non-2xx ${m.bad}  ${((m.rps / health.rps) * 100).toFixed(0)}% of health`;
+  console.log(line("GET /api/health", health));
+  console.log(line("GET /apis/.../dashboards/dash-500", one) + " (target >= 40%)");
+  console.log(line("GET /api/search?query=dashboard 99", search) + " (target >= 20%)");
+} finally {
+  await stopBinary(server.child);
+  rmSync(dir, { recursive: true, force: true });
+}
