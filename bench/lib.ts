@@ -38,3 +38,17 @@ export function median(values: number[]): number {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
+
+export interface Throughput {
+  rps: number;
+  p99: number;
+  /** non-2xx responses and transport errors */
+  bad: number;
+}
+
+/** requests per second of one URL under load (autocannon, in this process) */
+export async function throughput(url: string, options: { seconds: number; connections: number; headers?: Record<string, string> }): Promise<Throughput> {
+  const { default: autocannon } = await import("autocannon");
+  const r = await autocannon({ url, connections: options.connections, duration: options.seconds, headers: options.headers ?? {} });
+  return { rps: r.requests.average, p99: r.latency.p99, bad: r.non2xx + r.errors };
+}

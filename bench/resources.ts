@@ -2,11 +2,10 @@
 // the compiled binary: 1,000 dashboards in 50 folders, 50 connections.
 // Targets (issue 4): GET of one dashboard >= 40% of GET /api/health's
 // requests per second, GET /api/search?query=... >= 20%.
-import autocannon from "autocannon";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBinary, stopBinary } from "./lib.ts";
+import { startBinary, stopBinary, throughput, type Throughput } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
@@ -14,10 +13,7 @@ const seconds = Number(process.env.SECONDS_PER_RUN ?? 10);
 const connections = 50;
 const auth = { Authorization: `Basic ${btoa("admin:admin")}` };
 
-async function measure(url: string, headers: Record<string, string> = {}) {
-  const r = await autocannon({ url, connections, duration: seconds, headers });
-  return { rps: r.requests.average, p99: r.latency.p99, bad: r.non2xx + r.errors };
-}
+const measure = (url: string, headers: Record<string, string> = {}) => throughput(url, { seconds, connections, headers });
 
 const dir = mkdtempSync(join(tmpdir(), "outpost-bench-res-"));
 const server = await startBinary(binary, ["serve", "--data-dir", join(dir, "data"), "--http-port", "0", "--no-logs", "--no-metrics", "--log-level", "warn"], 1);
@@ -43,7 +39,7 @@ try {
   const health = await measure(`${base}/api/health`);
   const one = await measure(`${ns}/dashboard.svc.app/v1/namespaces/default/dashboards/dash-500`, auth);
   const search = await measure(`${base}/api/search?query=dashboard%2099`, auth);
-  const line = (name: string, m: { rps: number; p99: number; bad: number }) =>
+  const line = (name: string, m: Throughput) =>
     `${name.padEnd(40)} ${String(Math.round(m.rps)).padStart(6)} req/s  p99 ${m.p99} ms  non-2xx ${m.bad}  ${((m.rps / health.rps) * 100).toFixed(0)}% of health`;
   console.log(line("GET /api/health", health));
   console.log(line("GET /apis/.../dashboards/dash-500", one) + " (target >= 40%)");
