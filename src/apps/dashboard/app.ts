@@ -8,6 +8,7 @@ import { registerAdminPage } from "./admin/serve-admin.ts";
 import { dashboardKind } from "./apis/kinds/dashboards.ts";
 import { folderKind } from "./apis/kinds/folders.ts";
 import { playlistKind } from "./apis/kinds/playlists.ts";
+import { registerOpenApi } from "./apis/openapi.ts";
 import { registerApis } from "./apis/routes.ts";
 import { registerSearch } from "./apis/search.ts";
 import { registerStars } from "./apis/stars.ts";
@@ -78,7 +79,9 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerAlertRules(r, { rules: alertRules, store, folders, namespaces, now });
   // before the generic /apis routes, which would otherwise take these paths
   registerStars(r, { stars, store, namespaces, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });
-  registerApis(r, { kinds: [folders, dashboards, playlistKind()], store, namespaces, featureToggles: toggles, now });
+  const kinds = [folders, dashboards, playlistKind()];
+  registerOpenApi(r, kinds, toggles);
+  registerApis(r, { kinds, store, namespaces, featureToggles: toggles, now });
   registerAdminPage(r, deps);
   return { app, routes: r.entries, identity };
 }

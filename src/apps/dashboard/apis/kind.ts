@@ -33,6 +33,8 @@ export interface KindDescriptor {
   versions: KindVersion[];
   /** validates and normalises a spec; throws a 400 naming the field */
   validateSpec(spec: unknown, name: string): Record<string, unknown>;
+  /** the schema behind validateSpec, for the OpenAPI document */
+  specSchema: { toJsonSchema(): unknown };
   actions: { read: string; create: string; write: string; delete: string };
   /** the scopes through which an existing object is reached (itself, its folders) */
   scopes(ctx: KindContext, name: string, folder: string | undefined): Promise<string[]>;

@@ -39,6 +39,7 @@ export function dashboardKind(): KindDescriptor {
       { name: "v1beta1", stable: false, defaultOn: false },
       { name: "v0alpha1", stable: false, defaultOn: false },
     ],
+    specSchema: DashboardSpec,
     maxNameLength: 40,
     inFolders: true,
     staleStatus: 409,

@@ -48,6 +48,7 @@ export function folderKind(options: FolderOptions): KindDescriptor {
       { name: "v1", stable: true, defaultOn: true },
       { name: "v1beta1", stable: false, defaultOn: false },
     ],
+    specSchema: FolderSpec,
     maxNameLength: 40,
     inFolders: true,
     staleStatus: 412,

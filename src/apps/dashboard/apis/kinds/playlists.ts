@@ -20,6 +20,7 @@ export function playlistKind(): KindDescriptor {
       { name: "v1", stable: true, defaultOn: true },
       { name: "v0alpha1", stable: false, defaultOn: false },
     ],
+    specSchema: PlaylistSpec,
     maxNameLength: 40,
     inFolders: false,
     staleStatus: 409,

@@ -1,0 +1,118 @@
+// GET /openapi/v3: an OpenAPI 3 document of every route the dashboard
+// listener serves, made from the router's registry and, for /apis kinds,
+// from the same arktype schemas that validate requests. GET /swagger shows
+// it as a page (no external scripts: it works offline).
+import type { Router, RouteEntry } from "../access/guard.ts";
+import type { KindDescriptor } from "./kind.ts";
+import { servedVersions } from "./routes.ts";
+import { VERSION } from "../../../version.ts";
+
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
+
+function accessText(e: RouteEntry): string {
+  const a = e.access;
+  if ("public" in a) return "public";
+  if ("action" in a) return `requires ${a.action}`;
+  return a.orgOf ? "signed in; the kind's own permission in the namespace's organization" : "signed in";
+}
+
+function schemaOf(d: KindDescriptor): unknown {
+  try {
+    // OpenAPI 3.0 schema objects take no $schema
+    const { $schema: _drop, ...schema } = d.specSchema.toJsonSchema() as Record<string, unknown>;
+    return schema;
+  } catch {
+    return { type: "object" };
+  }
+}
+
+export function openApiDocument(entries: readonly RouteEntry[], kinds: KindDescriptor[], toggles: readonly string[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const add = (path: string, method: string, op: Record<string, unknown>) => {
+    paths[path] ??= {};
+    paths[path]![method.toLowerCase()] = op;
+  };
+  for (const e of entries) {
+    if (e.path.startsWith("/apis/:group")) continue; // described per kind below
+    const params = [...e.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    add(toOpenApiPath(e.path), e.method, { summary: accessText(e), ...(params.length ? { parameters: params } : {}), responses: { default: { description: "JSON" } } });
+  }
+  const schemas: Record<string, unknown> = {};
+  for (const d of kinds) {
+    for (const v of servedVersions(d, toggles)) {
+      const name = `${d.kind}_${v}`;
+      schemas[name] = {
+        type: "object",
+        required: ["metadata", "spec"],
+        properties: {
+          apiVersion: { type: "string", enum: [`${d.group}/${v}`] },
+          kind: { type: "string", enum: [d.kind] },
+          metadata: {
+            type: "object",
+            properties: {
+              name: { type: "string", maxLength: d.maxNameLength },
+              generateName: { type: "string" },
+              resourceVersion: { type: "string" },
+              labels: { type: "object", additionalProperties: { type: "string" } },
+              annotations: { type: "object", additionalProperties: { type: "string" } },
+            },
+          },
+          spec: schemaOf(d),
+        },
+      };
+      const ref = { $ref: `#/components/schemas/${name}` };
+      const body = { required: true, content: { "application/json": { schema: ref } } };
+      const ns = { name: "namespace", in: "path", required: true, schema: { type: "string" } };
+      const nm = { name: "name", in: "path", required: true, schema: { type: "string" } };
+      const collection = `/apis/${d.group}/${v}/namespaces/{namespace}/${d.resource}`;
+      const list = { name: "limit", in: "query", schema: { type: "integer" } };
+      const cont = { name: "continue", in: "query", schema: { type: "string" } };
+      const sel = ["labelSelector", "fieldSelector"].map((n) => ({ name: n, in: "query", schema: { type: "string" } }));
+      add(collection, "GET", { summary: `list ${d.resource} (${d.actions.read})`, parameters: [ns, list, cont, ...sel], responses: { "200": { description: `${d.kind}List` } } });
+      add(collection, "POST", { summary: `create a ${d.kind} (${d.actions.create})`, parameters: [ns], requestBody: body, responses: { "201": { description: d.kind } } });
+      add(`${collection}/{name}`, "GET", { summary: `get a ${d.kind} (${d.actions.read})`, parameters: [ns, nm, { name: "resourceVersion", in: "query", schema: { type: "string" } }], responses: { "200": { description: d.kind } } });
+      add(`${collection}/{name}`, "PUT", { summary: `replace a ${d.kind} (${d.actions.write})`, parameters: [ns, nm], requestBody: body, responses: { "200": { description: d.kind } } });
+      add(`${collection}/{name}`, "DELETE", { summary: `delete a ${d.kind} (${d.actions.delete})`, parameters: [ns, nm], responses: { "200": { description: "Status" } } });
+      for (const sub of Object.keys(d.subresources ?? {})) {
+        add(`${collection}/{name}/${sub}`, "GET", { summary: `${sub} of a ${d.kind}`, parameters: [ns, nm], responses: { "200": { description: sub } } });
+      }
+    }
+  }
+  return {
+    openapi: "3.0.3",
+    info: { title: "Outpost dashboard API", version: VERSION },
+    components: {
+      schemas,
+      securitySchemes: { basic: { type: "http", scheme: "basic" }, bearer: { type: "http", scheme: "bearer" } },
+    },
+    security: [{ basic: [] }, { bearer: [] }],
+    paths,
+  };
+}
+
+const SWAGGER_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Outpost API</title>
+<style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:70rem}code{font-size:.95em}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+.m{font-weight:600;font-family:monospace}</style></head>
+<body><h1>Outpost API</h1><p>Generated from <a href="/openapi/v3">/openapi/v3</a> (sign in first).</p>
+<table><thead><tr><th>method</th><th>path</th><th>summary</th></tr></thead><tbody id="rows"></tbody></table>
+<script>
+fetch("/openapi/v3", { credentials: "same-origin" }).then((r) => r.ok ? r.json() : Promise.reject(new Error(r.status + " " + r.statusText)))
+  .then((doc) => {
+    const rows = document.getElementById("rows");
+    for (const [path, ops] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(ops)) {
+      const tr = document.createElement("tr");
+      for (const [cls, text] of [["m", method.toUpperCase()], ["", path], ["", op.summary || ""]]) {
+        const td = document.createElement("td"); td.className = cls; td.textContent = text; tr.appendChild(td);
+      }
+      rows.appendChild(tr);
+    }
+  })
+  .catch((e) => { document.getElementById("rows").textContent = "could not load the document: " + e.message; });
+</script></body></html>`;
+
+export function registerOpenApi(r: Router, kinds: KindDescriptor[], toggles: readonly string[]): void {
+  r.get("/openapi/v3", { signedIn: true }, (c) => c.json(openApiDocument(r.entries, kinds, toggles)));
+  r.get("/swagger", { public: true }, (c) => c.html(SWAGGER_PAGE));
+}

@@ -1,0 +1,40 @@
+// The OpenAPI document describes every route served, from the same schemas.
+import { describe, expect, it } from "vitest";
+import { ADMIN } from "../../helpers/api.ts";
+import { useServer } from "../../helpers/server.ts";
+
+describe("GET /openapi/v3 and /swagger", () => {
+  const t = useServer({ "server.edition": "enterprise" });
+
+  it("lists every legacy route and every served kind's operations, with spec schemas", async () => {
+    const r = await t.api.get("/openapi/v3", { auth: ADMIN });
+    expect(r.status).toBe(200);
+    const doc = r.body;
+    expect(doc.openapi).toMatch(/^3\./);
+    for (const [path, method] of [
+      ["/api/health", "get"], ["/api/serviceaccounts/{id}/tokens", "post"], ["/api/access-control/roles", "post"],
+      ["/api/search", "get"], ["/api/user/stars/dashboard/uid/{uid}", "post"], ["/openapi/v3", "get"], ["/login", "post"],
+    ]) {
+      expect(doc.paths[path!]?.[method!], `${method} ${path}`).toBeDefined();
+    }
+    const coll = doc.paths["/apis/dashboard.svc.app/v1/namespaces/{namespace}/dashboards"];
+    expect(Object.keys(coll).sort()).toEqual(["get", "post"]);
+    expect(Object.keys(doc.paths["/apis/folder.svc.app/v1/namespaces/{namespace}/folders/{name}"]).sort()).toEqual(["delete", "get", "put"]);
+    expect(doc.paths["/apis/dashboard.svc.app/v1/namespaces/{namespace}/dashboards/{name}/dto"].get).toBeDefined();
+    expect(doc.paths["/apis/dashboard.svc.app/v1beta1/namespaces/{namespace}/dashboards"]).toBeUndefined();
+    const spec = doc.components.schemas.Playlist_v1.properties.spec;
+    expect(spec.required).toEqual(expect.arrayContaining(["title", "interval"]));
+    expect(spec.properties.items.items.properties.type.enum).toEqual(expect.arrayContaining(["dashboard_by_uid", "dashboard_by_tag", "dashboard_by_id"]));
+    // every legacy route of the router is in the document
+    const count = Object.values(doc.paths as Record<string, object>).reduce((n, ops) => n + Object.keys(ops).length, 0);
+    expect(count).toBeGreaterThan(60);
+  });
+
+  it("GET /openapi/v3 without credentials -> 401; /swagger is a page", async () => {
+    expect((await t.api.get("/openapi/v3")).status).toBe(401);
+    const page = await fetch(`${t.server.urls.dashboard}/swagger`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await page.text()).toContain("/openapi/v3");
+  });
+});
