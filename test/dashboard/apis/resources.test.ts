@@ -76,6 +76,15 @@ describe("/apis resources", () => {
     expect((await put(`${FOLD}/stale-f`, { ...f1, spec: { title: "again" } })).status).toBe(412);
   });
 
+  it("concurrent updates from the same resourceVersion: one wins, the others -> 409", async () => {
+    const v1 = (await post(DASH, dashboard("race-a"))).body;
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => put(`${DASH}/race-a`, { ...v1, spec: { ...v1.spec, title: `from ${i}` } })),
+    );
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+    expect((await get(`${DASH}/race-a`)).body.metadata.generation).toBe(2);
+  });
+
   it("validation names the field; unknown name -> 404 Status", async () => {
     const bad = await post(DASH, { metadata: { name: "bad-a" }, spec: { title: "x", tags: "not-a-list" } });
     expect(bad.status).toBe(400);

@@ -11,6 +11,22 @@ import { DuplicateNameError, type BucketKey, type StoredObject } from "./store.t
 
 export const bucketOf = (d: KindDescriptor, ctx: KindContext): BucketKey => ctx.bucket(d.group, d.resource);
 
+/**
+ * Writes to one bucket run one at a time: the resourceVersion check and the
+ * write it guards must not interleave with another write (no lost updates).
+ */
+const writeQueues = new Map<string, Promise<unknown>>();
+function serialized<T>(key: BucketKey, fn: () => Promise<T>): Promise<T> {
+  const id = `${key.group}/${key.resource}/${key.namespace}`;
+  const run = (writeQueues.get(id) ?? Promise.resolve()).then(fn, fn);
+  const settled = run.then(() => undefined, () => undefined);
+  writeQueues.set(id, settled);
+  void settled.then(() => {
+    if (writeQueues.get(id) === settled) writeQueues.delete(id);
+  });
+  return run;
+}
+
 export function actor(ctx: KindContext): string {
   return `${ctx.identity.kind === "user" ? "user" : "service-account"}:${ctx.identity.user.uid}`;
 }
@@ -49,7 +65,19 @@ async function folderOf(d: KindDescriptor, ctx: KindContext, annotations: Record
   return folder;
 }
 
-export async function createObject(d: KindDescriptor, ctx: KindContext, body: unknown): Promise<StoredObject> {
+export function createObject(d: KindDescriptor, ctx: KindContext, body: unknown): Promise<StoredObject> {
+  return serialized(bucketOf(d, ctx), () => create(d, ctx, body));
+}
+
+export function updateObject(d: KindDescriptor, ctx: KindContext, name: string, body: unknown): Promise<StoredObject> {
+  return serialized(bucketOf(d, ctx), () => update(d, ctx, name, body));
+}
+
+export function deleteObject(d: KindDescriptor, ctx: KindContext, name: string, query: URLSearchParams): Promise<StoredObject> {
+  return serialized(bucketOf(d, ctx), () => remove(d, ctx, name, query));
+}
+
+async function create(d: KindDescriptor, ctx: KindContext, body: unknown): Promise<StoredObject> {
   const parsed = parseObjectBody(d, body);
   let name: string;
   if (parsed.name !== undefined) name = parsed.name;
@@ -90,7 +118,7 @@ export async function createObject(d: KindDescriptor, ctx: KindContext, body: un
   return object;
 }
 
-export async function updateObject(d: KindDescriptor, ctx: KindContext, name: string, body: unknown): Promise<StoredObject> {
+async function update(d: KindDescriptor, ctx: KindContext, name: string, body: unknown): Promise<StoredObject> {
   const parsed = parseObjectBody(d, body, name);
   const key = bucketOf(d, ctx);
   const previous = await ctx.store.get(key, name);
@@ -135,7 +163,7 @@ export async function updateObject(d: KindDescriptor, ctx: KindContext, name: st
   return next;
 }
 
-export async function deleteObject(d: KindDescriptor, ctx: KindContext, name: string, query: URLSearchParams): Promise<StoredObject> {
+async function remove(d: KindDescriptor, ctx: KindContext, name: string, query: URLSearchParams): Promise<StoredObject> {
   const key = bucketOf(d, ctx);
   const object = await ctx.store.get(key, name);
   if (!object) throw statusErrors.notFound(d, name);
