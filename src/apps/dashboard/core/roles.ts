@@ -276,23 +276,25 @@ export async function setTeamRoles(deps: IdentityDeps, caller: RoleCaller, teamI
   changed(deps);
 }
 
-export async function addTeamRole(deps: IdentityDeps, caller: RoleCaller, teamId: number, roleUid: string): Promise<void> {
+/** adds or removes one role of a team; either way the caller must hold its permissions */
+async function changeTeamRole(deps: IdentityDeps, caller: RoleCaller, teamId: number, roleUid: string, add: boolean): Promise<void> {
   const orgId = caller.orgId;
   await requireTeam(deps, orgId, teamId);
-  const roles = await roleIdsFor(deps, orgId, [roleUid]);
-  await checkDelegable(deps, caller, [roles.get(roleUid)!.id]);
-  await deps.pg.query("insert into team_roles (org_id, team_id, role_id) values ($1, $2, $3) on conflict do nothing", [orgId, teamId, roles.get(roleUid)!.id]);
+  const roleId = (await roleIdsFor(deps, orgId, [roleUid])).get(roleUid)!.id;
+  await checkDelegable(deps, caller, [roleId]);
+  if (add) {
+    await deps.pg.query("insert into team_roles (org_id, team_id, role_id) values ($1, $2, $3) on conflict do nothing", [orgId, teamId, roleId]);
+  } else {
+    await deps.pg.query("delete from team_roles where team_id = $1 and role_id = $2", [teamId, roleId]);
+  }
   changed(deps);
 }
 
-export async function removeTeamRole(deps: IdentityDeps, caller: RoleCaller, teamId: number, roleUid: string): Promise<void> {
-  const orgId = caller.orgId;
-  await requireTeam(deps, orgId, teamId);
-  const roles = await roleIdsFor(deps, orgId, [roleUid]);
-  await checkDelegable(deps, caller, [roles.get(roleUid)!.id]);
-  await deps.pg.query("delete from team_roles where team_id = $1 and role_id = $2", [teamId, roles.get(roleUid)!.id]);
-  changed(deps);
-}
+export const addTeamRole = (deps: IdentityDeps, caller: RoleCaller, teamId: number, roleUid: string) =>
+  changeTeamRole(deps, caller, teamId, roleUid, true);
+
+export const removeTeamRole = (deps: IdentityDeps, caller: RoleCaller, teamId: number, roleUid: string) =>
+  changeTeamRole(deps, caller, teamId, roleUid, false);
 
 export async function listTeamRoles(deps: IdentityDeps, orgId: number, teamId: number) {
   await requireTeam(deps, orgId, teamId);
