@@ -2,7 +2,7 @@
 // (group, resource, namespace) is loaded once, then kept current by the
 // writes that go through here (DESIGN rule 7). History stays in the database
 // and is read only when asked for.
-import type { PGlite } from "@electric-sql/pglite";
+import type { PGlite, Transaction } from "@electric-sql/pglite";
 
 export interface Metadata {
   name: string;
@@ -51,6 +51,14 @@ export interface ResourceStore {
   delete(key: BucketKey, names: string[]): Promise<void>;
   history(key: BucketKey, name: string, afterRv: string | undefined, limit: number): Promise<StoredObject[]>;
   version(key: BucketKey, name: string, rv: string): Promise<StoredObject | undefined>;
+}
+
+/** every version of every object is kept, for history and GET ?resourceVersion */
+function recordVersion(tx: Transaction, key: BucketKey, object: StoredObject) {
+  return tx.query(
+    "insert into resource_history (api_group, resource, namespace, name, resource_version, object) values ($1, $2, $3, $4, $5, $6)",
+    [key.group, key.resource, key.namespace, object.metadata.name, object.metadata.resourceVersion, object],
+  );
 }
 
 const bucketId = (k: BucketKey) => `${k.group}\n${k.resource}\n${k.namespace}`;
@@ -110,10 +118,7 @@ export function createResourceStore(pg: PGlite): ResourceStore {
              values ($1, $2, $3, $4, $5, $6, $7)`,
             [id, key.group, key.resource, key.namespace, object.metadata.name, object.metadata.resourceVersion, object],
           );
-          await tx.query(
-            `insert into resource_history (api_group, resource, namespace, name, resource_version, object) values ($1, $2, $3, $4, $5, $6)`,
-            [key.group, key.resource, key.namespace, object.metadata.name, object.metadata.resourceVersion, object],
-          );
+          await recordVersion(tx, key, object);
         })
         .catch((err: unknown) => {
           if (String(err).includes("resources_api_group_resource_namespace_name_key")) throw new DuplicateNameError();
@@ -128,10 +133,7 @@ export function createResourceStore(pg: PGlite): ResourceStore {
             where api_group = $1 and resource = $2 and namespace = $3 and name = $4`,
           [key.group, key.resource, key.namespace, object.metadata.name, object.metadata.resourceVersion, object],
         );
-        await tx.query(
-          `insert into resource_history (api_group, resource, namespace, name, resource_version, object) values ($1, $2, $3, $4, $5, $6)`,
-          [key.group, key.resource, key.namespace, object.metadata.name, object.metadata.resourceVersion, object],
-        );
+        await recordVersion(tx, key, object);
       });
       await remember(key, object);
     },
