@@ -35,6 +35,7 @@ export const configSchema = type({
     feature_toggles: type("string[]").describe("a list of group/version names"),
     nested_folders: "boolean",
     max_nested_folder_depth: type("1 <= number.integer <= 7").describe("an integer from 1 to 7"),
+    root_url: type("string").narrow((s, ctx) => s === "" || /^https?:\/\/[^\s/]+/.test(s) || ctx.mustBe("an http(s) URL such as https://outpost.example.com/")),
   },
   logs: {
     enabled: "boolean",
@@ -50,6 +51,7 @@ export const configSchema = type({
     login_max_attempts: type("number.integer >= 0").describe("a whole number (0 turns the lock-out off)"),
     login_lockout_duration: duration,
     session_lifetime: duration,
+    licence_public_key_file: "string",
   },
   storage: {
     data_dir: nonEmpty,

@@ -1,6 +1,7 @@
 // The dashboard listener (:3000): the /api and /apis families and the admin
 // page. Routes are registered in this one visible list (DESIGN rule 2), each
 // through the router that guards it.
+import { readFile } from "node:fs/promises";
 import type { Hono } from "hono";
 import { createBaseApp } from "../../lib/http/base-app.ts";
 import { createRouter, maybeIdentity, type RouteEntry } from "./access/guard.ts";
@@ -20,7 +21,21 @@ import { createStarStore } from "./core/stars.ts";
 import type { IdentityDeps } from "./core/identity-deps.ts";
 import type { DashboardDeps } from "./deps.ts";
 import { identityOptionsFrom } from "./identity-options.ts";
+import { createDashboardAccess } from "./apis/dashboard-access.ts";
+import { createAnnotationStore } from "./core/annotations.ts";
+import { dashboardDependents } from "./core/dashboard-dependents.ts";
+import { importLicenceKey } from "./core/licence.ts";
+import { createLicenceStore } from "./core/licence-store.ts";
+import { createLibraryElementStore } from "./core/library-elements.ts";
+import { createPreferenceStore } from "./core/preferences.ts";
+import { createReportStore } from "./core/reports.ts";
 import { registerAccessControl } from "./legacy/access-control.ts";
+import { registerAnnotations } from "./legacy/annotations.ts";
+import { registerLibraryElements } from "./legacy/library-elements.ts";
+import { registerLicensing } from "./legacy/licensing.ts";
+import { registerPreferences } from "./legacy/preferences.ts";
+import { registerReports } from "./legacy/reports.ts";
+import { registerTeamGroups } from "./legacy/team-groups.ts";
 import { registerAlertRules } from "./legacy/alert-rules.ts";
 import { registerHealth } from "./legacy/health.ts";
 import { registerLogin } from "./legacy/login.ts";
@@ -54,25 +69,46 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     render: renderDashboardError,
     subjectOf: (c) => ({ org: maybeIdentity(c)?.orgId ?? c.req.header("X-Svc-Org-Id") }),
   });
+  const enterprise = config.server.edition !== "oss";
+  const licenceKey = enterprise ? await loadLicenceKey(config.security.licence_public_key_file) : undefined;
   const r = createRouter(app, auth);
+  const preferences = createPreferenceStore(db.pg);
   registerHealth(r, deps);
   registerLogin(r, { auth, sessions, passwordLoginEnabled: config.server.edition !== "cloud", secureCookie: false });
-  registerUser(r, identity);
+  registerUser(r, identity, preferences);
   registerOrgs(r, identity);
   registerServiceAccounts(r, identity);
   registerTeams(r, identity);
-  if (config.server.edition !== "oss") {
+  if (enterprise) {
     registerAccessControl(r, identity, { validatePermissions: config.dashboard.rbac.permission_validation_enabled });
+    registerTeamGroups(r, identity);
   }
   const store = createResourceStore(db.pg);
   const namespaces = { edition: config.server.edition, stackId: config.dashboard.stack_id };
   const alertRules = createAlertRuleStore(db.pg);
+  const libraryElements = createLibraryElementStore(db.pg);
+  const annotations = createAnnotationStore(db.pg, now);
+  const dependents = dashboardDependents(libraryElements, annotations);
   const folders = folderKind({
     nested: config.dashboard.nested_folders,
     maxDepth: config.dashboard.max_nested_folder_depth,
     alertRules,
+    libraryElements,
+    dependents,
   });
-  const dashboards = dashboardKind();
+  const dashboards = dashboardKind({ dependents });
+  const dashboardAccess = createDashboardAccess({ store, namespaces, dashboards, now });
+  registerAnnotations(r, { annotations, dashboards: dashboardAccess, model: identity.model, now });
+  registerLibraryElements(r, { elements: libraryElements, dashboards: dashboardAccess, store, model: identity.model, now });
+  registerPreferences(r, { preferences, dashboards: dashboardAccess, identity });
+  if (enterprise) {
+    registerReports(r, { reports: createReportStore(db.pg), dashboards: dashboardAccess, now });
+    registerLicensing(r, {
+      licences: createLicenceStore(db.pg, licenceKey),
+      rootUrl: config.dashboard.root_url || `http://localhost:${config.dashboard.http_port}/`,
+      now,
+    });
+  }
   const toggles = config.dashboard.feature_toggles;
   const stars = createStarStore(db.pg);
   registerSearch(r, { stars, store, namespaces, folders, dashboards, now });
@@ -84,6 +120,17 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerApis(r, { kinds, store, namespaces, featureToggles: toggles, now });
   registerAdminPage(r, deps);
   return { app, routes: r.entries, identity };
+}
+
+/** a configured key that cannot be read or is not an RSA public key stops startup, naming the problem */
+async function loadLicenceKey(file: string): Promise<CryptoKey | undefined> {
+  if (!file) return undefined;
+  const pem = await readFile(file, "utf8").catch((err: unknown) => {
+    throw new Error(`security.licence_public_key_file: cannot read ${file}: ${(err as Error).message}`);
+  });
+  return importLicenceKey(pem).catch((err: unknown) => {
+    throw new Error(`security.licence_public_key_file: ${file}: ${(err as Error).message}`);
+  });
 }
 
 /** checked in the background: a bcrypt comparison must not delay startup */

@@ -1,3 +1,5 @@
+import { ApiError } from "../errors.ts";
+
 /** the largest page number or page size accepted: keeps LIMIT/OFFSET exact and in range */
 const MAX = 1_000_000_000;
 
@@ -6,4 +8,11 @@ export function positiveInt(raw: string | undefined, fallback: number): number {
   if (raw === undefined || !/^\d{1,15}$/.test(raw)) return /^\d{16,}$/.test(raw ?? "") ? MAX : fallback;
   const n = Number(raw);
   return n >= 1 ? Math.min(n, MAX) : fallback;
+}
+
+/** an optional whole-number query parameter; anything else is a 400 naming it */
+export function intParam(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^-?\d{1,15}$/.test(raw)) throw new ApiError(400, `query parameter ${name} must be a whole number`);
+  return Number(raw);
 }

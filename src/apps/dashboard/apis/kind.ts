@@ -47,6 +47,8 @@ export interface KindDescriptor {
   /** status of an update with a stale resourceVersion (409 in Kubernetes; 412 for folders per the spec) */
   staleStatus: 409 | 412;
   beforeWrite?(ctx: KindContext, next: StoredObject, previous: StoredObject | undefined): Promise<void>;
+  /** after a create or update is stored */
+  afterWrite?(ctx: KindContext, object: StoredObject, previous: StoredObject | undefined): Promise<void>;
   /** may refuse, and may delete dependents; returns the names to delete (default: the object) */
   beforeDelete?(ctx: KindContext, object: StoredObject, query: URLSearchParams): Promise<void>;
   afterDelete?(ctx: KindContext, object: StoredObject): Promise<void>;

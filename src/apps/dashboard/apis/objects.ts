@@ -115,6 +115,7 @@ async function create(d: KindDescriptor, ctx: KindContext, body: unknown): Promi
     if (err instanceof DuplicateNameError) throw statusErrors.exists(d, name);
     throw err;
   }
+  await d.afterWrite?.(ctx, object, undefined);
   return object;
 }
 
@@ -160,6 +161,7 @@ async function update(d: KindDescriptor, ctx: KindContext, name: string, body: u
   await d.beforeWrite?.(ctx, next, previous);
   next.metadata.resourceVersion = await ctx.store.nextResourceVersion();
   await ctx.store.update(key, next);
+  await d.afterWrite?.(ctx, next, previous);
   return next;
 }
 

@@ -18,10 +18,13 @@ export function roleRank(role: OrgRole): number {
 
 const p = (action: string, scope = ""): Permission => ({ action, scope });
 
+/** annotation actions reach organization annotations by type and dashboard ones by dashboard or folder (spec scopes) */
+const annotations = (action: string) => ["annotations:type:*", "dashboards:*", "folders:*"].map((scope) => p(action, scope));
+
 const viewer: Permission[] = [
   p("dashboards:read", "dashboards:*"), p("dashboards:read", "folders:*"),
   p("folders:read", "folders:*"),
-  p("annotations:read", "annotations:type:*"),
+  ...annotations("annotations:read"),
   p("datasources:query", "datasources:*"),
   p("library.panels:read", "folders:*"),
   p("playlists:read", "playlists:*"),
@@ -35,8 +38,7 @@ const editor: Permission[] = [
   p("dashboards:write", "dashboards:*"), p("dashboards:write", "folders:*"),
   p("dashboards:delete", "dashboards:*"), p("dashboards:delete", "folders:*"),
   p("folders:create", "folders:*"), p("folders:write", "folders:*"), p("folders:delete", "folders:*"),
-  p("annotations:create", "annotations:type:*"), p("annotations:write", "annotations:type:*"),
-  p("annotations:delete", "annotations:type:*"),
+  ...annotations("annotations:create"), ...annotations("annotations:write"), ...annotations("annotations:delete"),
   p("datasources:explore"),
   p("library.panels:create", "folders:*"), p("library.panels:write", "folders:*"),
   p("library.panels:delete", "folders:*"),

@@ -4,7 +4,8 @@
 import { type } from "arktype";
 import { hasPermission } from "../../core/permissions.ts";
 import { toResponse } from "../envelope.ts";
-import { CREATED_BY, FOLDER_ANNOTATION, UPDATED_AT, UPDATED_BY, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
+import type { DashboardDependents } from "../../core/dashboard-dependents.ts";
+import { CREATED_BY, FOLDER_ANNOTATION, INTERNAL_ID_LABEL, UPDATED_AT, UPDATED_BY, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
 import { dashboardUrl, folderUrl, slugify } from "../search.ts";
 import type { StoredObject } from "../store.ts";
 import { checkSpec } from "../spec-check.ts";
@@ -29,7 +30,14 @@ const DashboardSpec = type({
 
 const folderScopes = (chain: string[]) => chain.map((f) => `folders:uid:${f}`);
 
-export function dashboardKind(): KindDescriptor {
+export interface DashboardKindOptions {
+  /** library panel connections and annotations that follow each dashboard */
+  dependents?: DashboardDependents;
+}
+
+const idOf = (o: StoredObject) => Number(o.metadata.labels[INTERNAL_ID_LABEL] ?? 0);
+
+export function dashboardKind(options: DashboardKindOptions = {}): KindDescriptor {
   const d: KindDescriptor = {
     group: "dashboard.svc.app",
     resource: "dashboards",
@@ -58,6 +66,13 @@ export function dashboardKind(): KindDescriptor {
     },
     async beforeWrite(_ctx, next) {
       next.spec = { ...next.spec, version: next.metadata.generation };
+    },
+    async afterWrite(ctx, o) {
+      const dashboard = { uid: o.metadata.name, id: idOf(o), spec: o.spec };
+      await options.dependents?.saved(ctx.orgId, dashboard, ctx.identity.user.id, new Date(ctx.now()));
+    },
+    async afterDelete(ctx, o) {
+      await options.dependents?.deleted(ctx.orgId, [o.metadata.name]);
     },
     subresources: {
       dto: (ctx, object, version) => dto(d, ctx, object, version),

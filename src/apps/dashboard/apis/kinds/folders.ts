@@ -4,6 +4,8 @@
 import { type } from "arktype";
 import { ApiError } from "../../../../lib/errors.ts";
 import { FOLDER_ANNOTATION, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
+import type { DashboardDependents } from "../../core/dashboard-dependents.ts";
+import type { LibraryElementStore } from "../../core/library-elements.ts";
 import { checkSpec } from "../spec-check.ts";
 import type { StoredObject } from "../store.ts";
 
@@ -16,6 +18,9 @@ export interface FolderOptions {
   nested: boolean;
   maxDepth: number;
   alertRules: { countIn(orgId: number, folders: string[]): Promise<number>; deleteIn(orgId: number, folders: string[]): Promise<void> };
+  /** library elements live in folders and go with them, unless a dashboard elsewhere uses one */
+  libraryElements?: Pick<LibraryElementStore, "checkFoldersDeletable" | "deleteInFolders">;
+  dependents?: DashboardDependents;
 }
 
 const uidScope = (name: string) => `folders:uid:${name}`;
@@ -97,6 +102,10 @@ export function folderKind(options: FolderOptions): KindDescriptor {
       // and alert rules; rules only when asked for (forceDeleteRules defaults to false)
       const folders = [object, ...(await descendants(ctx, object.metadata.name))];
       const names = new Set(folders.map((f) => f.metadata.name));
+      const dashboards = ctx.bucket("dashboard.svc.app", "dashboards");
+      const inside = (await ctx.store.list(dashboards)).filter((x) => names.has(x.metadata.annotations[FOLDER_ANNOTATION] ?? ""));
+      const leaving = inside.map((x) => x.metadata.name);
+      await options.libraryElements?.checkFoldersDeletable(ctx.orgId, [...names], leaving);
       const rules = await options.alertRules.countIn(ctx.orgId, [...names]);
       if (rules > 0) {
         if (query.get("forceDeleteRules") !== "true") {
@@ -104,9 +113,9 @@ export function folderKind(options: FolderOptions): KindDescriptor {
         }
         await options.alertRules.deleteIn(ctx.orgId, [...names]);
       }
-      const dashboards = ctx.bucket("dashboard.svc.app", "dashboards");
-      const inside = (await ctx.store.list(dashboards)).filter((x) => names.has(x.metadata.annotations[FOLDER_ANNOTATION] ?? ""));
-      await ctx.store.delete(dashboards, inside.map((x) => x.metadata.name));
+      await ctx.store.delete(dashboards, leaving);
+      await options.dependents?.deleted(ctx.orgId, leaving);
+      await options.libraryElements?.deleteInFolders(ctx.orgId, [...names]);
       await ctx.store.delete(ctx.bucket(FOLDERS.group, FOLDERS.resource), [...names].filter((n) => n !== object.metadata.name));
     },
   };
