@@ -24,17 +24,12 @@ import { identityOptionsFrom } from "./identity-options.ts";
 import { createDashboardAccess } from "./apis/dashboard-access.ts";
 import { createAnnotationStore } from "./core/annotations.ts";
 import { dashboardDependents } from "./core/dashboard-dependents.ts";
-import { importLicenceKey } from "./core/licence.ts";
-import { createLicenceStore } from "./core/licence-store.ts";
 import { createLibraryElementStore } from "./core/library-elements.ts";
 import { createPreferenceStore } from "./core/preferences.ts";
-import { createReportStore } from "./core/reports.ts";
 import { registerAccessControl } from "./legacy/access-control.ts";
 import { registerAnnotations } from "./legacy/annotations.ts";
 import { registerLibraryElements } from "./legacy/library-elements.ts";
-import { registerLicensing } from "./legacy/licensing.ts";
 import { registerPreferences } from "./legacy/preferences.ts";
-import { registerReports } from "./legacy/reports.ts";
 import { registerTeamGroups } from "./legacy/team-groups.ts";
 import { registerAlertRules } from "./legacy/alert-rules.ts";
 import { registerHealth } from "./legacy/health.ts";
@@ -102,6 +97,10 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerLibraryElements(r, { elements: libraryElements, dashboards: dashboardAccess, store, model: identity.model, now });
   registerPreferences(r, { preferences, dashboards: dashboardAccess, identity });
   if (enterprise) {
+    // loaded only here: the oss edition never pays for the JWT and time-zone libraries
+    const [{ registerReports }, { createReportStore }, { registerLicensing }, { createLicenceStore }] = await Promise.all([
+      import("./legacy/reports.ts"), import("./core/reports.ts"), import("./legacy/licensing.ts"), import("./core/licence-store.ts"),
+    ]);
     registerReports(r, { reports: createReportStore(db.pg), dashboards: dashboardAccess, now });
     registerLicensing(r, {
       licences: createLicenceStore(db.pg, licenceKey),
@@ -128,6 +127,7 @@ async function loadLicenceKey(file: string): Promise<CryptoKey | undefined> {
   const pem = await readFile(file, "utf8").catch((err: unknown) => {
     throw new Error(`security.licence_public_key_file: cannot read ${file}: ${(err as Error).message}`);
   });
+  const { importLicenceKey } = await import("./core/licence.ts");
   return importLicenceKey(pem).catch((err: unknown) => {
     throw new Error(`security.licence_public_key_file: ${file}: ${(err as Error).message}`);
   });

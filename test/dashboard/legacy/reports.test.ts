@@ -1,6 +1,6 @@
 // /api/reports (enterprise): scheduled reports (spec "Report (enterprise)",
 // "Reporting"; reference §9.4, conformance checks 196-198).
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, bearer } from "../../helpers/api.ts";
 import { useServer } from "../../helpers/server.ts";
 
@@ -24,13 +24,13 @@ describe("reports", () => {
   const t = useServer({ "server.edition": "enterprise" });
   let dashId = 0;
 
-  it("setup: a dashboard to report on", async () => {
-    const d = await t.api.post(DASH, { auth: ADMIN, body: { metadata: { name: "rep-dash" }, spec: { title: "Ops Overview" } } });
-    expect(d.status).toBe(201);
-    await t.api.post(DASH, { auth: ADMIN, body: { metadata: { name: "rep-dash-2" }, spec: { title: "Second" } } });
-    const legacy = await t.api.get("/api/search?dashboardUIDs=rep-dash", { auth: ADMIN });
-    dashId = legacy.body[0]?.id ?? 0;
-    expect(dashId).toBeGreaterThan(0);
+  // the dashboards reported on (after useServer's beforeAll, which starts the server)
+  beforeAll(async () => {
+    for (const [name, title] of [["rep-dash", "Ops Overview"], ["rep-dash-2", "Second"]]) {
+      const d = await t.api.post(DASH, { auth: ADMIN, body: { metadata: { name }, spec: { title } } });
+      if (d.status !== 201) throw new Error(`creating dashboard ${name}: ${d.status} ${JSON.stringify(d.body)}`);
+    }
+    dashId = (await t.api.get("/api/search?dashboardUIDs=rep-dash", { auth: ADMIN })).body[0]?.id ?? 0;
   });
 
   it("POST /api/reports (valid body) -> 200 {id, message: Report created}", async () => {
@@ -46,6 +46,7 @@ describe("reports", () => {
     const r = await t.api.get(`/api/reports/${id}`, { auth: ADMIN });
     expect(r.status).toBe(200);
     const b = r.body;
+    expect(dashId).toBeGreaterThan(0);
     expect(b.id).toBe(id);
     expect(b.orgId).toBe(1);
     expect(typeof b.userId).toBe("number");
