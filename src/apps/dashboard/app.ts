@@ -102,11 +102,8 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
       import("./legacy/reports.ts"), import("./core/reports.ts"), import("./legacy/licensing.ts"), import("./core/licence-store.ts"),
     ]);
     registerReports(r, { reports: createReportStore(db.pg), dashboards: dashboardAccess, now });
-    registerLicensing(r, {
-      licences: createLicenceStore(db.pg, licenceKey),
-      rootUrl: config.dashboard.root_url || `http://localhost:${config.dashboard.http_port}/`,
-      now,
-    });
+    const rootUrl = config.dashboard.root_url || `http://localhost:${config.dashboard.http_port}/`;
+    registerLicensing(r, { licences: createLicenceStore(db.pg, licenceKey, rootUrl), rootUrl, now });
   }
   const toggles = config.dashboard.feature_toggles;
   const stars = createStarStore(db.pg);

@@ -42,6 +42,7 @@ describe("licensing", () => {
       ["another key pair", { token: issue(30, otherPair.privatePem) }],
       ["expired", { token: issue(-1) }],
       ["malformed", { token: "abc" }],
+      ["another instance", { token: issueLicenceToken(pair.privatePem, licenceClaims({ sub: "http://elsewhere.test/", days: 30 }, clock.now())) }],
       ["no token", {}],
       ["invalid JSON", "{nope"],
     ];
@@ -53,6 +54,8 @@ describe("licensing", () => {
     expect((await t.api.post("/api/licensing/token", { auth: ADMIN, body: { token: issue(30, otherPair.privatePem) } })).body.message)
       .toBe("licence token signature is invalid");
     expect((await t.api.post("/api/licensing/token", { auth: ADMIN, body: { token: issue(-1) } })).body.message).toBe("licence token has expired");
+    const elsewhere = issueLicenceToken(pair.privatePem, licenceClaims({ sub: "http://elsewhere.test/", days: 30 }, clock.now()));
+    expect((await t.api.post("/api/licensing/token", { auth: ADMIN, body: { token: elsewhere } })).body.message).toContain("another instance");
     expect((await t.api.get("/api/licensing/check", { auth: ADMIN })).body).toBe(false);
   });
 

@@ -6,9 +6,9 @@ import { type } from "arktype";
 import type { Context } from "hono";
 import { ApiError, badRequest } from "../../../lib/errors.ts";
 import { parseBody } from "../../../lib/http/validate.ts";
-import { identityOf, type Access, type Router } from "../access/guard.ts";
+import { identityOf, type Router } from "../access/guard.ts";
 import { LicenceError, licenceView } from "../core/licence.ts";
-import type { LicenceStore } from "../core/licence-store.ts";
+import { sameInstance, type LicenceStore } from "../core/licence-store.ts";
 
 const TokenIn = type({ token: "string" });
 const RemoveIn = type({ "instance?": "string" });
@@ -20,34 +20,19 @@ export interface LicensingDeps {
   now: () => number;
 }
 
-/** http://Host:3000/ and http://host:3000 name the same instance */
-export function sameInstance(a: string, b: string): boolean {
-  const norm = (u: string) => {
-    try {
-      const url = new URL(u.trim());
-      return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
-    } catch {
-      return undefined;
-    }
-  };
-  const x = norm(a);
-  return x !== undefined && x === norm(b);
-}
-
 export function registerLicensing(r: Router, deps: LicensingDeps): void {
   /** password sign-ins only: a token never reaches the licence */
   const passwordOnly = (c: Context) => {
     if (identityOf(c).method === "token") throw new ApiError(403, "licensing endpoints need basic authentication by a server administrator");
   };
-  const guard = (action: string): Access => ({ action });
 
-  r.get("/api/licensing/check", guard("licensing:read"), async (c) => {
+  r.get("/api/licensing/check", { action: "licensing:read" }, async (c) => {
     passwordOnly(c);
     const current = await deps.licences.current(deps.now());
     return c.json(current !== undefined && !(current instanceof LicenceError));
   });
 
-  r.post("/api/licensing/token", guard("licensing:write"), async (c) => {
+  r.post("/api/licensing/token", { action: "licensing:write" }, async (c) => {
     passwordOnly(c);
     const body = await parseBody(c, TokenIn);
     try {
@@ -58,7 +43,7 @@ export function registerLicensing(r: Router, deps: LicensingDeps): void {
     }
   });
 
-  r.post("/api/licensing/token/renew", guard("licensing:write"), async (c) => {
+  r.post("/api/licensing/token/renew", { action: "licensing:write" }, async (c) => {
     passwordOnly(c);
     // air-gapped: there is no licence server to renew from, so renewing re-checks the installed token
     const current = await deps.licences.current(deps.now());
@@ -67,7 +52,7 @@ export function registerLicensing(r: Router, deps: LicensingDeps): void {
     return c.json({ ...licenceView(current), valid: true, checkedAt: new Date(deps.now()).toISOString() });
   });
 
-  r.delete("/api/licensing/token", guard("licensing:delete"), async (c) => {
+  r.delete("/api/licensing/token", { action: "licensing:delete" }, async (c) => {
     passwordOnly(c);
     const body = await parseBody(c, RemoveIn);
     if (!body.instance || !sameInstance(body.instance, deps.rootUrl)) {
