@@ -83,13 +83,15 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const alertRules = createAlertRuleStore(db.pg);
   const libraryElements = createLibraryElementStore(db.pg);
   const annotations = createAnnotationStore(db.pg, now);
-  const dependents = dashboardDependents(libraryElements, annotations);
+  const stars = createStarStore(db.pg);
+  const dependents = dashboardDependents(libraryElements, annotations, stars);
   const folders = folderKind({
     nested: config.dashboard.nested_folders,
     maxDepth: config.dashboard.max_nested_folder_depth,
     alertRules,
     libraryElements,
     dependents,
+    stars,
   });
   const dashboards = dashboardKind({ dependents });
   const dashboardAccess = createDashboardAccess({ store, namespaces, dashboards, now });
@@ -106,7 +108,6 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     registerLicensing(r, { licences: createLicenceStore(db.pg, licenceKey, rootUrl), rootUrl, now });
   }
   const toggles = config.dashboard.feature_toggles;
-  const stars = createStarStore(db.pg);
   registerSearch(r, { stars, store, namespaces, folders, dashboards, now });
   registerAlertRules(r, { rules: alertRules, store, folders, namespaces, now });
   // before the generic /apis routes, which would otherwise take these paths

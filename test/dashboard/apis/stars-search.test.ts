@@ -34,6 +34,21 @@ describe("stars, search and DTO", () => {
     expect((await t.api.post("/api/user/stars/dashboard/uid/missing", { auth: u.auth })).status).toBe(404);
   });
 
+  it("stars of a deleted dashboard, or of a deleted folder and the dashboards in it, go with them", async () => {
+    const u = await t.api.user("star-forgetter", "Viewer");
+    await folder("star-gone-f", "Gone Folder");
+    await dash("star-gone-d", "Gone", [], "star-gone-f");
+    await dash("star-alone-d", "Alone");
+    for (const uid of ["star-gone-d", "star-alone-d"]) await t.api.post(`/api/user/stars/dashboard/uid/${uid}`, { auth: u.auth });
+    const me = (await t.api.get("/api/user", { auth: u.auth })).body;
+    await t.api.put(`${STARS}/user-${me.uid}/update/folder.svc.app/Folder/star-gone-f`, { auth: u.auth });
+    await t.api.delete(`${DASH}/star-alone-d`, { auth: ADMIN });
+    expect((await t.api.get("/api/user/stars", { auth: u.auth })).body).toEqual(["star-gone-d"]);
+    await t.api.delete(`${FOLD}/star-gone-f`, { auth: ADMIN });
+    expect((await t.api.get("/api/user/stars", { auth: u.auth })).body).toEqual([]);
+    expect((await t.api.get(`${STARS}/user-${me.uid}`, { auth: u.auth })).body.spec.resource).toEqual([]);
+  });
+
   it("stars: a user cannot touch another user's stars", async () => {
     const a = await t.api.user("star-a", "Viewer");
     const b = await t.api.user("star-b", "Viewer");

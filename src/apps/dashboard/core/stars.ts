@@ -14,6 +14,8 @@ export interface StarStore {
   /** false when nothing was starred */
   remove(userId: number, orgId: number, ref: StarRef): Promise<boolean>;
   list(userId: number, orgId: number): Promise<readonly StarRef[]>;
+  /** every user's stars of objects that were deleted */
+  forget(orgId: number, group: string, kind: string, names: string[]): Promise<void>;
 }
 
 export function createStarStore(pg: PGlite): StarStore {
@@ -36,6 +38,11 @@ export function createStarStore(pg: PGlite): StarStore {
       );
       cache.delete(key(userId, orgId));
       return (r.affectedRows ?? 0) > 0;
+    },
+    async forget(orgId, group, kind, names) {
+      if (!names.length) return;
+      await pg.query("delete from stars where org_id = $1 and api_group = $2 and kind = $3 and name = any($4::text[])", [orgId, group, kind, names]);
+      cache.clear();
     },
     list(userId, orgId) {
       const k = key(userId, orgId);

@@ -6,6 +6,7 @@ import { ApiError } from "../../../../lib/errors.ts";
 import { FOLDER_ANNOTATION, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
 import type { DashboardDependents } from "../../core/dashboard-dependents.ts";
 import type { LibraryElementStore } from "../../core/library-elements.ts";
+import type { StarStore } from "../../core/stars.ts";
 import { checkSpec } from "../spec-check.ts";
 import type { StoredObject } from "../store.ts";
 
@@ -21,6 +22,7 @@ export interface FolderOptions {
   /** library elements live in folders and go with them, unless a dashboard elsewhere uses one */
   libraryElements?: Pick<LibraryElementStore, "checkFoldersDeletable" | "deleteInFolders">;
   dependents?: DashboardDependents;
+  stars?: Pick<StarStore, "forget">;
 }
 
 const uidScope = (name: string) => `folders:uid:${name}`;
@@ -116,6 +118,7 @@ export function folderKind(options: FolderOptions): KindDescriptor {
       await ctx.store.delete(dashboards, leaving);
       await options.dependents?.deleted(ctx.orgId, leaving);
       await options.libraryElements?.deleteInFolders(ctx.orgId, [...names]);
+      await options.stars?.forget(ctx.orgId, FOLDERS.group, "Folder", [...names]);
       await ctx.store.delete(ctx.bucket(FOLDERS.group, FOLDERS.resource), [...names].filter((n) => n !== object.metadata.name));
     },
   };
