@@ -34,18 +34,25 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
     logger,
   });
   const listeners: Array<[ServiceName, Listener]> = [];
+  /** background work of the apps, stopped (and flushed) before the database closes */
+  const closers: Array<() => Promise<void>> = [];
   try {
     const deps = { config, db, logger, lifecycle };
     const apps: Array<[ServiceName, number, FetchHandler]> = [
       ["dashboard", config.dashboard.http_port, (await createDashboardApp({ ...deps, adminFiles: await adminFiles(), ...options })).app.fetch],
     ];
-    if (config.logs.enabled) apps.push(["logs", config.logs.http_port, createLogStoreApp(deps).fetch]);
+    if (config.logs.enabled) {
+      const logs = await createLogStoreApp({ ...deps, ...options });
+      closers.push(logs.close);
+      apps.push(["logs", config.logs.http_port, logs.app.fetch]);
+    }
     if (config.metrics.enabled) apps.push(["metrics", config.metrics.http_port, createMetricsApp(deps).fetch]);
     for (const [name, port, fetch] of apps) {
       listeners.push([name, await listen(fetch, { host: config.server.host, port })]);
     }
   } catch (err) {
     await Promise.all(listeners.map(([, l]) => l.close(true)));
+    await closeAll(closers, logger);
     await db.close();
     throw err;
   }
@@ -67,6 +74,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       // idle keep-alive connections would otherwise hold the listeners open
       await Promise.race([closing, delay(drained ? 1_000 : 0)]);
       await Promise.all(listeners.map(([, l]) => l.close(true)));
+      await closeAll(closers, logger);
       await db.close();
       lifecycle.markStopped();
     })();
@@ -75,6 +83,12 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
 
   const urls = Object.fromEntries(listeners.map(([name, l]) => [name, l.url])) as RunningServer["urls"];
   return { db, lifecycle, urls, stop };
+}
+
+async function closeAll(closers: Array<() => Promise<void>>, logger: Logger): Promise<void> {
+  for (const close of closers) {
+    await close().catch((err: unknown) => logger.error("closing a service failed", { err: String(err) }));
+  }
 }
 
 function delay(ms: number): Promise<void> {

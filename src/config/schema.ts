@@ -40,6 +40,22 @@ export const configSchema = type({
   logs: {
     enabled: "boolean",
     http_port: port,
+    auth_enabled: "boolean",
+    multi_tenant_queries_enabled: "boolean",
+    limits: {
+      ingestion_rate_mb: type("number >= 0").describe("a number of MiB per second"),
+      ingestion_burst_size_mb: type("number >= 0").describe("a number of MiB"),
+      max_line_size: size,
+      max_label_names_per_series: type("number.integer >= 0").describe("a whole number"),
+      max_streams_per_user: type("number.integer >= 0").describe("a whole number (0: no limit)"),
+      reject_old_samples: "boolean",
+      reject_old_samples_max_age: duration,
+      max_query_length: duration,
+      max_entries_limit_per_query: type("number.integer >= 0").describe("a whole number"),
+      retention_period: duration,
+    },
+    runtime_config_file: "string",
+    runtime_config_reload_period: duration,
   },
   metrics: {
     enabled: "boolean",

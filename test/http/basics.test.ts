@@ -1,5 +1,7 @@
-// What every listener shares: JSON errors, 404 for unknown routes, the body
-// size limit, /ready, and one structured log line per request.
+// What every listener shares: errors in the family's shape (JSON on the
+// dashboard and metrics store, plain text on the log store, as their real
+// counterparts), 404 for unknown routes, the body size limit, /ready, and one
+// structured log line per request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -31,13 +33,21 @@ describe("HTTP basics on the three listeners", () => {
     expect((await unauthenticated.json()).kind).toBe("Status");
   });
 
+  it("GET /unknown (logs) -> 404 plain text", async () => {
+    const res = await fetch(`${server.urls.logs}/svc/api/v1/nothing`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await res.text()).toBe("Not found\n");
+  });
+
+  it("GET /unknown (metrics) -> 404 JSON error", async () => {
+    const res = await fetch(`${server.urls.metrics}/svc/api/v1/nothing`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ status: "error", errorType: "not_found", error: "Not found" });
+  });
+
   for (const service of ["logs", "metrics"] as const) {
-    it(`GET /unknown (${service}) -> 404 JSON error`, async () => {
-      const res = await fetch(`${server.urls[service]}/svc/api/v1/nothing`);
-      expect(res.status).toBe(404);
-      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-      expect(await res.json()).toEqual({ status: "error", errorType: "not_found", error: "Not found" });
-    });
 
     it(`GET /ready (${service}) -> 200 text "ready"`, async () => {
       const res = await fetch(`${server.urls[service]}/ready`);
@@ -46,10 +56,11 @@ describe("HTTP basics on the three listeners", () => {
       expect(await res.text()).toBe("ready\n");
     });
 
-    it(`POST with a body over the limit (${service}) -> 413 JSON`, async () => {
+    it(`POST with a body over the limit (${service}) -> 413`, async () => {
       const res = await fetch(`${server.urls[service]}/svc/api/v1/push`, { method: "POST", body: "x".repeat(2048) });
       expect(res.status).toBe(413);
-      expect((await res.json()).error).toBe("request body too large: the limit is 1024 bytes");
+      const text = await res.text();
+      expect(service === "logs" ? text : JSON.parse(text).error).toBe(service === "logs" ? "request body too large: the limit is 1024 bytes\n" : "request body too large: the limit is 1024 bytes");
     });
   }
 

@@ -1,7 +1,7 @@
 // Graceful shutdown: in-flight requests finish, /ready turns 503, and the
 // drain is bounded by the shutdown timeout.
 import { describe, expect, it } from "vitest";
-import { createLogStoreApp } from "../../src/apps/logstore/app.ts";
+import { createMetricsApp } from "../../src/apps/metrics/app.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import type { Database } from "../../src/db/open.ts";
 import { createBaseApp } from "../../src/lib/http/base-app.ts";
@@ -60,7 +60,7 @@ describe("graceful shutdown", () => {
 
   it("GET /ready while stopping -> 503 not ready", async () => {
     const lifecycle = createLifecycle();
-    const app = createLogStoreApp({ config: loadConfig(), db: {} as Database, logger: silentLogger, lifecycle });
+    const app = createMetricsApp({ config: loadConfig(), db: {} as Database, logger: silentLogger, lifecycle });
     expect((await app.request("/ready")).status).toBe(503); // starting
     lifecycle.markReady();
     expect(await (await app.request("/ready")).text()).toBe("ready\n");

@@ -1,25 +1,73 @@
 // The log store listener (:3100). Loki-compatible routes live under
-// /svc/api/v1; each tenant is named by X-Scope-OrgID.
+// /svc/api/v1; each tenant is named by X-Scope-OrgID. Errors are plain text,
+// as the real product writes them.
+import { join } from "node:path";
 import type { Hono } from "hono";
 import type { Config } from "../../config/schema.ts";
 import type { Database } from "../../db/open.ts";
 import { createStoreApp } from "../../lib/http/store-app.ts";
+import { renderTextError } from "../../lib/http/text-errors.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
+import { createTokenBuckets } from "../../lib/token-bucket.ts";
+import { createLimits } from "./core/limits.ts";
+import { createLogStoreMetrics } from "./core/metrics.ts";
+import { startRetention } from "./core/retention.ts";
+import { openLogStore } from "./core/store.ts";
+import { registerPush } from "./routes/push.ts";
+import { registerQueries } from "./routes/query.ts";
+import { registerStatus } from "./routes/status.ts";
 
 export interface LogStoreDeps {
   config: Config;
   db: Database;
   logger: Logger;
   lifecycle: Lifecycle;
+  now?: () => number;
 }
 
-export function createLogStoreApp(deps: LogStoreDeps): Hono {
+export interface LogStoreApp {
+  app: Hono;
+  /** flushes what is in memory and stops background work */
+  close(): Promise<void>;
+}
+
+export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp> {
+  const { config } = deps;
+  const now = deps.now ?? (() => Date.now());
+  const logger = deps.logger.child({ service: "logs" });
   const app = createStoreApp({
     service: "logs",
     logger: deps.logger,
     lifecycle: deps.lifecycle,
-    maxBodyBytes: deps.config.server.max_request_body_size,
+    maxBodyBytes: config.server.max_request_body_size,
+    render: renderTextError,
   });
-  return app;
+  const store = await openLogStore({
+    pg: deps.db.pg,
+    logger,
+    walDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-wal") : undefined,
+    now,
+  });
+  const limits = createLimits(config.logs, logger);
+  await limits.reload();
+  const metrics = createLogStoreMetrics();
+  const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    await next();
+    metrics.observeRequest(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
+  });
+  registerStatus(app, config, metrics);
+  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: metrics, now }, tenants);
+  registerQueries(app, { store, limits: limits.of, tenants, now });
+  const retention = startRetention({ store, limits: limits.of, logger, now });
+  return {
+    app,
+    async close() {
+      retention.stop();
+      limits.close();
+      await store.close();
+    },
+  };
 }

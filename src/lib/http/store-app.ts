@@ -4,7 +4,7 @@
 import type { Hono } from "hono";
 import type { Lifecycle } from "../lifecycle.ts";
 import type { Logger } from "../logger.ts";
-import { createBaseApp } from "./base-app.ts";
+import { createBaseApp, type ErrorRenderer } from "./base-app.ts";
 import { renderPrometheusError } from "./prometheus-errors.ts";
 import { registerReady } from "./ready.ts";
 
@@ -13,6 +13,8 @@ export interface StoreAppOptions {
   logger: Logger;
   lifecycle: Lifecycle;
   maxBodyBytes: number;
+  /** the error body (default: Prometheus-style JSON) */
+  render?: ErrorRenderer;
 }
 
 export function createStoreApp(options: StoreAppOptions): Hono {
@@ -20,7 +22,7 @@ export function createStoreApp(options: StoreAppOptions): Hono {
     logger: options.logger.child({ service: options.service }),
     lifecycle: options.lifecycle,
     maxBodyBytes: options.maxBodyBytes,
-    render: renderPrometheusError,
+    render: options.render ?? renderPrometheusError,
     subjectOf: (c) => ({ tenant: c.req.header("X-Scope-OrgID") }),
   });
   registerReady(app, options.lifecycle);

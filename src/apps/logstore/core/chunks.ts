@@ -1,0 +1,27 @@
+// Chunk encoding: a stream's entries, ordered by time, as JSON lines
+// [ts, line, metadata?] compressed with gzip (node:zlib, in every runtime).
+import { gunzipSync, gzipSync } from "node:zlib";
+
+export interface Entry {
+  /** nanoseconds since the epoch */
+  ts: bigint;
+  line: string;
+  metadata?: Record<string, string> | undefined;
+}
+
+export function encodeChunk(entries: readonly Entry[]): Uint8Array {
+  const rows = entries.map((e) => (e.metadata ? [String(e.ts), e.line, e.metadata] : [String(e.ts), e.line]));
+  return gzipSync(JSON.stringify(rows), { level: 1 });
+}
+
+export function decodeChunk(data: Uint8Array): Entry[] {
+  const rows = JSON.parse(gunzipSync(data).toString("utf8")) as Array<[string, string, Record<string, string>?]>;
+  return rows.map(([ts, line, metadata]) => ({ ts: BigInt(ts), line, metadata }));
+}
+
+/** bytes an entry counts for against rate limits and chunk sizes: the line and its metadata */
+export function entrySize(line: string, metadata?: Record<string, string>): number {
+  let n = Buffer.byteLength(line);
+  if (metadata) for (const [k, v] of Object.entries(metadata)) n += Buffer.byteLength(k) + Buffer.byteLength(v);
+  return n;
+}

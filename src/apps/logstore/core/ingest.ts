@@ -1,0 +1,126 @@
+// A push, checked as the real product checks it (reference §2, "Processing
+// order"): labels per stream, then timestamp and size per entry; invalid
+// entries are dropped and reported, valid ones stored even then (a partial
+// success answers 400); the tenant's rate limit applies to the whole request.
+import { ApiError } from "../../../lib/errors.ts";
+import type { TokenBuckets } from "../../../lib/token-bucket.ts";
+import { entrySize, type Entry } from "./chunks.ts";
+import { labelProblem } from "./labels.ts";
+import type { Limits } from "./limits.ts";
+import type { LogStore, Stream } from "./store.ts";
+import type { PushStream } from "./push-decode.ts";
+import { labelText } from "./push-decode.ts";
+
+const MiB = 1024 * 1024;
+/** entries further ahead of the server's clock are refused (the real product's creation_grace_period) */
+export const CREATION_GRACE_MS = 10 * 60_000;
+/** how long a stream counts as active after its last write */
+const ACTIVE_MS = 60 * 60_000;
+
+export interface IngestCounters {
+  received(tenant: string, lines: number, bytes: number): void;
+  discarded(tenant: string, reason: string, lines: number, bytes: number): void;
+}
+
+export interface IngestResult {
+  /** 204 when everything was stored; otherwise the grouped errors */
+  status: 204 | 400 | 429;
+  message?: string;
+}
+
+const rfc3339 = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** identical messages merged; one message seen once stands alone (the real product's GroupedErrors) */
+export function groupErrors(messages: string[]): string {
+  const counts = new Map<string, number>();
+  for (const m of messages) counts.set(m, (counts.get(m) ?? 0) + 1);
+  if (counts.size === 1 && messages.length === 1) return messages[0]!;
+  return [...counts].map(([m, n]) => `${n} errors like: ${m}`).join("; ");
+}
+
+export interface IngestDeps {
+  store: LogStore;
+  limits: (tenant: string) => Limits;
+  buckets: TokenBuckets;
+  counters: IngestCounters;
+  now: () => number;
+}
+
+export async function ingest(deps: IngestDeps, tenant: string, streams: PushStream[]): Promise<IngestResult> {
+  if (!streams.length) throw new ApiError(422, "error at least one valid stream is required for ingestion");
+  const limits = deps.limits(tenant);
+  const nowMs = deps.now();
+  const oldest = BigInt(nowMs - limits.reject_old_samples_max_age) * 1_000_000n;
+  const newest = BigInt(nowMs + CREATION_GRACE_MS) * 1_000_000n;
+  const errors: string[] = [];
+  const drop = (reason: string, message: string, lines: number, bytes: number) => {
+    errors.push(message);
+    deps.counters.discarded(tenant, reason, lines, bytes);
+  };
+  const accepted: Array<{ labels: Record<string, string>; text: string; entries: Entry[] }> = [];
+  let lines = 0;
+  let bytes = 0;
+  for (const s of streams) {
+    if (!s.entries.length) continue;
+    const text = labelText(s.labels);
+    const problem = labelProblem(s.labels, text, limits.max_label_names_per_series);
+    if (problem) {
+      drop(problem.startsWith("entry for stream") ? "max_label_names_per_series" : "invalid_labels", problem, s.entries.length, s.entries.reduce((n, e) => n + entrySize(e.line, e.metadata), 0));
+      continue;
+    }
+    const entries: Entry[] = [];
+    for (const e of s.entries) {
+      const size = entrySize(e.line, e.metadata);
+      if (limits.reject_old_samples && e.ts < oldest) {
+        drop("greater_than_max_sample_age", `entry for stream '${text}' has timestamp too old: ${rfc3339(e.ts)}, oldest acceptable timestamp is: ${rfc3339(oldest)}`, 1, size);
+      } else if (e.ts > newest) {
+        drop("too_far_in_future", `entry for stream '${text}' has timestamp too new: ${rfc3339(e.ts)}`, 1, size);
+      } else if (limits.max_line_size > 0 && Buffer.byteLength(e.line) > limits.max_line_size) {
+        drop("line_too_long", `Max entry size '${limits.max_line_size}' bytes exceeded for stream '${text}' while adding an entry with length '${Buffer.byteLength(e.line)}' bytes`, 1, size);
+      } else {
+        entries.push({ ts: e.ts, line: e.line, metadata: e.metadata });
+        lines++;
+        bytes += size;
+      }
+    }
+    if (entries.length) accepted.push({ labels: s.labels, text, entries });
+  }
+  if (!accepted.length) return { status: 400, message: groupErrors(errors.length ? errors : ["error at least one valid stream is required for ingestion"]) };
+
+  const rate = limits.ingestion_rate_mb * MiB;
+  if (!deps.buckets.allow(tenant, bytes, rate, limits.ingestion_burst_size_mb * MiB)) {
+    deps.counters.discarded(tenant, "rate_limited", lines, bytes);
+    return {
+      status: 429,
+      message: `Ingestion rate limit exceeded for user ${tenant} (limit: ${Math.trunc(rate)} bytes/sec) while attempting to ingest '${lines}' lines totaling '${bytes}' bytes, reduce log volume or contact your svc administrator to see if the limit can be increased`,
+    };
+  }
+
+  // a new stream counts against the tenant's active stream limit
+  const batch: Array<{ stream: Stream; entries: Entry[] }> = [];
+  let streamLimited = false;
+  for (const a of accepted) {
+    let stream = deps.store.find(tenant, a.labels);
+    if (!stream) {
+      if (limits.max_streams_per_user > 0 && activeStreams(deps.store.streams(tenant), nowMs) >= limits.max_streams_per_user) {
+        streamLimited = true;
+        lines -= a.entries.length;
+        drop("stream_limit", `Maximum active stream limit exceeded when trying to create stream ${a.text}, reduce the number of active streams (reduce labels or reduce label values), or contact your svc administrator to see if the limit can be increased, user: '${tenant}'`, a.entries.length, a.entries.reduce((n, e) => n + entrySize(e.line, e.metadata), 0));
+        continue;
+      }
+      stream = await deps.store.stream(tenant, a.labels);
+    }
+    batch.push({ stream, entries: a.entries });
+  }
+  if (batch.length) {
+    deps.store.append(tenant, batch);
+    deps.counters.received(tenant, lines, batch.reduce((n, b) => n + b.entries.reduce((m, e) => m + entrySize(e.line, e.metadata), 0), 0));
+  }
+  if (!errors.length) return { status: 204 };
+  return { status: streamLimited ? 429 : 400, message: groupErrors(errors) };
+}
+
+/** streams written to in the last hour, or still holding unwritten entries */
+function activeStreams(streams: Stream[], nowMs: number): number {
+  return streams.filter((s) => s.head.length > 0 || nowMs - s.lastWrite < ACTIVE_MS).length;
+}

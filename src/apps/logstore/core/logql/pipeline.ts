@@ -1,0 +1,120 @@
+// Evaluation of a log pipeline on one entry: line filters, the json and
+// logfmt parsers (extracted labels), label filters and line_format.
+import type { LabelFilter, Matcher, Stage } from "./parse.ts";
+
+export interface Processed {
+  line: string;
+  labels: Record<string, string>;
+}
+
+export function matches(m: Matcher, value: string | undefined): boolean {
+  const v = value ?? "";
+  switch (m.op) {
+    case "=": return v === m.value;
+    case "!=": return v !== m.value;
+    case "=~": return m.re!.test(v);
+    case "!~": return !m.re!.test(v);
+  }
+}
+
+export function matchesAll(matchers: readonly Matcher[], labels: Record<string, string>): boolean {
+  return matchers.every((m) => matches(m, labels[m.name]));
+}
+
+/** a label name the way the real product sanitises extracted keys */
+const sanitise = (k: string) => k.replace(/[^a-zA-Z0-9_]/g, "_").replace(/^(\d)/, "_$1");
+
+function flattenJson(value: unknown, prefix: string, out: Record<string, string>) {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) flattenJson(v, prefix ? `${prefix}_${sanitise(k)}` : sanitise(k), out);
+  } else if (prefix && !Array.isArray(value)) {
+    out[prefix] = value === null ? "" : typeof value === "string" ? value : String(value);
+  }
+}
+
+/** key=value pairs; values may be double-quoted */
+function parseLogfmt(line: string, out: Record<string, string>): boolean {
+  const re = /([^\s=]+)(?:=("(?:[^"\\]|\\.)*"|\S*))?/g;
+  let ok = true;
+  for (const m of line.matchAll(re)) {
+    const key = sanitise(m[1]!);
+    let value = m[2] ?? "";
+    if (value.startsWith('"')) {
+      try {
+        value = JSON.parse(value) as string;
+      } catch {
+        ok = false;
+      }
+    }
+    if (key) out[key] = value;
+  }
+  return ok;
+}
+
+function labelFilter(f: LabelFilter, labels: Record<string, string>): boolean {
+  switch (f.kind) {
+    case "and": return labelFilter(f.left, labels) && labelFilter(f.right, labels);
+    case "or": return labelFilter(f.left, labels) || labelFilter(f.right, labels);
+    case "match": return matches(f.matcher, labels[f.matcher.name]);
+    case "number": {
+      const v = Number(labels[f.name]);
+      if (labels[f.name] === undefined || Number.isNaN(v)) return false;
+      switch (f.op) {
+        case ">": return v > f.value;
+        case ">=": return v >= f.value;
+        case "<": return v < f.value;
+        case "<=": return v <= f.value;
+        case "==": return v === f.value;
+        case "!=": return v !== f.value;
+      }
+    }
+  }
+}
+
+/** {{.name}} and {{ .name }} replaced by label values (the common part of Go templates) */
+function format(template: string, p: Processed): string {
+  return template.replace(/\{\{\s*\.([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}/g, (_, name: string) => p.labels[name] ?? "");
+}
+
+/** the entry after the pipeline, or undefined when a filter drops it */
+export function runPipeline(stages: readonly Stage[], line: string, streamLabels: Record<string, string>): Processed | undefined {
+  let p: Processed | undefined;
+  const labels = () => (p ??= { line, labels: { ...streamLabels } }).labels;
+  let current = line;
+  for (const s of stages) {
+    switch (s.kind) {
+      case "line": {
+        const f = s.filter;
+        const hit = f.re ? f.re.test(current) : current.includes(f.value);
+        if ((f.op === "|=" || f.op === "|~") !== hit) return undefined;
+        break;
+      }
+      case "json": {
+        const l = labels();
+        try {
+          const extracted: Record<string, string> = {};
+          flattenJson(JSON.parse(current), "", extracted);
+          for (const [k, v] of Object.entries(extracted)) if (!(k in streamLabels)) l[k] = v;
+        } catch {
+          l.__error__ = "JSONParserErr";
+        }
+        break;
+      }
+      case "logfmt": {
+        const l = labels();
+        const extracted: Record<string, string> = {};
+        if (!parseLogfmt(current, extracted)) l.__error__ = "LogfmtParserErr";
+        for (const [k, v] of Object.entries(extracted)) if (!(k in streamLabels)) l[k] = v;
+        break;
+      }
+      case "labels":
+        if (!labelFilter(s.filter, labels())) return undefined;
+        break;
+      case "line_format":
+        labels();
+        current = format(s.template, p!);
+        break;
+    }
+  }
+  return { line: current, labels: p?.labels ?? streamLabels };
+}

@@ -1,0 +1,172 @@
+// Push request bodies as log shippers send them (reference §2): JSON
+// ({streams:[{stream, values:[[ns, line, metadata?]]}]}, optionally gzip or
+// deflate encoded) or the real product's protobuf PushRequest compressed with
+// block snappy. Both decode to the same streams, so every path stores alike.
+import { gunzipSync, inflateSync } from "node:zlib";
+import protobuf from "protobufjs/light.js";
+import snappy from "snappyjs";
+import { ApiError } from "../../../lib/errors.ts";
+import { parseLabelSet } from "./labels.ts";
+
+export interface PushEntry {
+  /** nanoseconds since the epoch */
+  ts: bigint;
+  line: string;
+  metadata?: Record<string, string>;
+}
+
+export interface PushStream {
+  labels: Record<string, string>;
+  /** the labels as the client wrote them, for messages */
+  text: string;
+  entries: PushEntry[];
+}
+
+const bad = (message: string) => new ApiError(400, message);
+
+// logproto.PushRequest (pkg/push/push.proto), defined in code: no .proto file to ship
+const root = protobuf.Root.fromJSON({
+  nested: {
+    logproto: {
+      nested: {
+        PushRequest: { fields: { streams: { rule: "repeated", type: "StreamAdapter", id: 1 }, format: { type: "string", id: 2 } } },
+        StreamAdapter: {
+          fields: {
+            labels: { type: "string", id: 1 },
+            entries: { rule: "repeated", type: "EntryAdapter", id: 2 },
+            hash: { type: "uint64", id: 3 },
+          },
+        },
+        EntryAdapter: {
+          fields: {
+            timestamp: { type: "Timestamp", id: 1 },
+            line: { type: "string", id: 2 },
+            structuredMetadata: { rule: "repeated", type: "LabelPairAdapter", id: 3 },
+          },
+        },
+        LabelPairAdapter: { fields: { name: { type: "string", id: 1 }, value: { type: "string", id: 2 } } },
+        Timestamp: { fields: { seconds: { type: "int64", id: 1 }, nanos: { type: "int32", id: 2 } } },
+      },
+    },
+  },
+});
+const PushRequest = root.lookupType("logproto.PushRequest");
+
+export { PushRequest as PushRequestType };
+
+/** the body as bytes, after Content-Encoding (snappy is left to the protobuf reader) */
+export function decodeContent(body: Uint8Array, encoding: string | undefined): Uint8Array {
+  const e = (encoding ?? "").trim().toLowerCase();
+  try {
+    if (e === "" || e === "identity" || e === "snappy") return body;
+    if (e === "gzip") return gunzipSync(body);
+    if (e === "deflate") return inflateSync(body);
+  } catch (err) {
+    throw bad(`cannot decode ${e} body: ${(err as Error).message}`);
+  }
+  throw bad(`Content-Encoding "${encoding}" not supported`);
+}
+
+/** the media type of a Content-Type value; none or an unparsable one is refused as the real product does */
+export function mediaTypeOf(contentType: string | undefined): string {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!type) throw bad("mime: no media type");
+  if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) throw bad("mime: expected token after slash");
+  return type;
+}
+
+export function decodePush(body: Uint8Array, contentType: string | undefined, encoding: string | undefined): PushStream[] {
+  const bytes = decodeContent(body, encoding);
+  return mediaTypeOf(contentType) === "application/json" ? decodeJson(bytes) : decodeProtobuf(bytes);
+}
+
+function decodeJson(bytes: Uint8Array): PushStream[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (err) {
+    throw bad(`failed to parse JSON push request: ${(err as Error).message}`);
+  }
+  if (!data || typeof data !== "object" || Array.isArray(data)) throw bad("failed to parse JSON push request: the body must be an object with a streams array");
+  const streams = (data as { streams?: unknown }).streams;
+  if (streams === undefined || streams === null) return [];
+  if (!Array.isArray(streams)) throw bad("failed to parse JSON push request: streams must be an array");
+  return streams.map((s, i) => {
+    if (!s || typeof s !== "object") throw bad(`failed to parse JSON push request: streams[${i}] must be an object`);
+    const { stream, values } = s as { stream?: unknown; values?: unknown };
+    const labels: Record<string, string> = {};
+    if (stream !== undefined && stream !== null) {
+      if (typeof stream !== "object" || Array.isArray(stream)) throw bad(`failed to parse JSON push request: streams[${i}].stream must be an object`);
+      for (const [k, v] of Object.entries(stream)) {
+        if (typeof v !== "string") throw bad(`failed to parse JSON push request: streams[${i}].stream.${k}: Value is not a string`);
+        labels[k] = v;
+      }
+    }
+    const entries: PushEntry[] = [];
+    if (values !== undefined && values !== null) {
+      if (!Array.isArray(values)) throw bad(`failed to parse JSON push request: streams[${i}].values must be an array`);
+      values.forEach((v, j) => {
+        if (v === null) return;
+        if (!Array.isArray(v) || v.length < 2 || v.length > 3) {
+          throw bad(`failed to parse JSON push request: streams[${i}].values[${j}] must be [timestamp, line] or [timestamp, line, metadata]`);
+        }
+        const [ts, line, metadata] = v as unknown[];
+        if (typeof ts !== "string" || typeof line !== "string") {
+          throw bad(`failed to parse JSON push request: streams[${i}].values[${j}]: Value is string, but can't find closing '"' symbol`);
+        }
+        const entry: PushEntry = { ts: parseNanos(ts, `streams[${i}].values[${j}][0]`), line };
+        if (metadata !== undefined && metadata !== null) {
+          if (typeof metadata !== "object" || Array.isArray(metadata) || Object.values(metadata).some((x) => typeof x !== "string")) {
+            throw bad(`failed to parse JSON push request: streams[${i}].values[${j}][2]: Value looks like object, but can't find closing '}' symbol`);
+          }
+          if (Object.keys(metadata).length) entry.metadata = metadata as Record<string, string>;
+        }
+        entries.push(entry);
+      });
+    }
+    return { labels, text: labelText(labels), entries };
+  });
+}
+
+function parseNanos(raw: string, where: string): bigint {
+  if (!/^-?\d{1,19}$/.test(raw)) throw bad(`failed to parse JSON push request: ${where}: strconv.ParseInt: parsing "${raw}": invalid syntax`);
+  const n = BigInt(raw);
+  if (n > 9223372036854775807n || n < -9223372036854775808n) {
+    throw bad(`failed to parse JSON push request: ${where}: strconv.ParseInt: parsing "${raw}": value out of range`);
+  }
+  return n;
+}
+
+function decodeProtobuf(bytes: Uint8Array): PushStream[] {
+  let raw: Uint8Array;
+  try {
+    raw = snappy.uncompress(bytes);
+  } catch (err) {
+    throw bad(`snappy: corrupt input (${(err as Error).message})`);
+  }
+  let message: { streams?: Array<{ labels?: string; entries?: Array<{ timestamp?: { seconds?: unknown; nanos?: number }; line?: string; structuredMetadata?: Array<{ name: string; value: string }> }> }> };
+  try {
+    message = PushRequest.toObject(PushRequest.decode(raw), { longs: String }) as typeof message;
+  } catch (err) {
+    throw bad(`failed to parse protobuf push request: ${(err as Error).message}`);
+  }
+  return (message.streams ?? []).map((s) => {
+    const text = s.labels ?? "";
+    const labels = parseLabelSet(text);
+    const entries = (s.entries ?? []).map((e) => {
+      const seconds = BigInt(String(e.timestamp?.seconds ?? "0"));
+      const entry: PushEntry = { ts: seconds * 1_000_000_000n + BigInt(e.timestamp?.nanos ?? 0), line: e.line ?? "" };
+      if (e.structuredMetadata?.length) entry.metadata = Object.fromEntries(e.structuredMetadata.map((p) => [p.name, p.value]));
+      return entry;
+    });
+    return { labels, text, entries };
+  });
+}
+
+/** a label set in the Prometheus text form, labels sorted: {a="1", b="2"} */
+export function labelText(labels: Record<string, string>): string {
+  return `{${Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
+    .join(", ")}}`;
+}

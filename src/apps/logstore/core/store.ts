@@ -1,0 +1,305 @@
+// The log store's storage engine (DESIGN rule 7): per-stream head blocks in
+// memory, cut into gzip chunks by size or age and written to PGlite in
+// batches; every accepted push is in the write-ahead log before it is
+// acknowledged. On start, stored streams and chunk metadata are loaded and
+// the write-ahead log is replayed past what the chunks already hold.
+import type { PGlite } from "@electric-sql/pglite";
+import type { Logger } from "../../../lib/logger.ts";
+import { decodeChunk, encodeChunk, type Entry } from "./chunks.ts";
+import { streamKey } from "./labels.ts";
+import { openWal, readWal, type Wal, type WalRecord } from "./wal.ts";
+
+export interface ChunkMeta {
+  id: number;
+  from: bigint;
+  to: bigint;
+  lines: number;
+  bytes: number;
+}
+
+interface Pending {
+  entries: Entry[];
+  from: bigint;
+  to: bigint;
+  bytes: number;
+  lastSeq: number;
+  segment: number;
+}
+
+export interface Stream {
+  id: number;
+  tenant: string;
+  labels: Record<string, string>;
+  key: string;
+  /** entries in arrival order, not yet in a chunk */
+  head: Entry[];
+  headBytes: number;
+  headStarted: number;
+  headSeq: number;
+  /** the oldest write-ahead segment holding an entry of the head */
+  headSegment: number;
+  pending: Pending[];
+  chunks: ChunkMeta[];
+  lastWrite: number;
+}
+
+export interface StoreOptions {
+  pg: PGlite;
+  logger: Logger;
+  /** undefined: in memory, no write-ahead log */
+  walDir: string | undefined;
+  now: () => number;
+  /** uncompressed bytes at which a head is cut (default 1 MiB) */
+  chunkTargetBytes?: number;
+  /** age at which a head is cut whatever its size (default 5 minutes) */
+  chunkMaxAgeMs?: number;
+}
+
+export interface LogStore {
+  streams(tenant: string): Stream[];
+  find(tenant: string, labels: Record<string, string>): Stream | undefined;
+  tenants(): string[];
+  /** finds or creates a stream; creation writes its row */
+  stream(tenant: string, labels: Record<string, string>): Promise<Stream>;
+  /** appends accepted entries: written ahead, then to the heads */
+  append(tenant: string, batch: Array<{ stream: Stream; entries: Entry[] }>): void;
+  /**
+   * Calls `visit` with the stream's entries in [from, to) in time order
+   * (newest first when backward) until it returns false.
+   */
+  scan(stream: Stream, from: bigint, to: bigint, backward: boolean, visit: (e: Entry) => boolean): Promise<void>;
+  /** writes cut chunks now (and cuts every head first when `all`) */
+  flush(all?: boolean): Promise<void>;
+  /** deletes chunks of `tenant` that end before `before` */
+  deleteChunksBefore(tenant: string, before: bigint): Promise<number>;
+  close(): Promise<void>;
+}
+
+const cmp = (a: Entry, b: Entry) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
+
+export async function openLogStore(o: StoreOptions): Promise<LogStore> {
+  const { pg, logger, now } = o;
+  const target = o.chunkTargetBytes ?? 1024 * 1024;
+  const maxAge = o.chunkMaxAgeMs ?? 5 * 60_000;
+  const byTenant = new Map<string, Map<string, Stream>>();
+  const byId = new Map<number, Stream>();
+  const decoded = new Map<number, Entry[]>(); // a small cache of decoded chunks
+  let seq = 0;
+
+  const remember = (s: Stream) => {
+    let m = byTenant.get(s.tenant);
+    if (!m) byTenant.set(s.tenant, (m = new Map()));
+    m.set(s.key, s);
+    byId.set(s.id, s);
+  };
+  const newStream = (id: number, tenant: string, labels: Record<string, string>, key: string): Stream => ({
+    id, tenant, labels, key, head: [], headBytes: 0, headStarted: 0, headSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
+  });
+
+  // what is stored: streams and chunk metadata, and how far each stream's chunks reach in the write-ahead log
+  const flushedSeq = new Map<number, number>();
+  for (const r of (await pg.query<{ id: number; tenant: string; key: string; labels: Record<string, string> }>("select id, tenant, key, labels from log_streams")).rows) {
+    remember(newStream(r.id, r.tenant, r.labels, r.key));
+  }
+  const metas = await pg.query<{ id: string; stream_id: number; from_ns: string; to_ns: string; lines: number; bytes: string; last_seq: string }>(
+    "select id::text, stream_id, from_ns::text, to_ns::text, lines, bytes::text, last_seq::text from log_chunks order by to_ns",
+  );
+  for (const c of metas.rows) {
+    const s = byId.get(c.stream_id);
+    if (!s) continue;
+    s.chunks.push({ id: Number(c.id), from: BigInt(c.from_ns), to: BigInt(c.to_ns), lines: c.lines, bytes: Number(c.bytes) });
+    flushedSeq.set(s.id, Math.max(flushedSeq.get(s.id) ?? 0, Number(c.last_seq)));
+    seq = Math.max(seq, Number(c.last_seq));
+  }
+
+  const sizeOf = (e: Entry) => e.line.length + (e.metadata ? JSON.stringify(e.metadata).length : 0);
+
+  const cut = (s: Stream) => {
+    if (!s.head.length) return;
+    const entries = s.head.sort(cmp);
+    s.pending.push({ entries, from: entries[0]!.ts, to: entries.at(-1)!.ts, bytes: s.headBytes, lastSeq: s.headSeq, segment: s.headSegment });
+    s.head = [];
+    s.headBytes = 0;
+  };
+
+  let wal: Wal | undefined;
+  const addToHead = (s: Stream, entries: Entry[], recordSeq: number, segment: number) => {
+    if (!s.head.length) {
+      s.headStarted = now();
+      s.headSegment = segment;
+    }
+    for (const e of entries) {
+      // the same timestamp and line again is a silent duplicate, as in the real product
+      const last = s.head.at(-1);
+      if (last && last.ts === e.ts && last.line === e.line) continue;
+      s.head.push(e);
+      s.headBytes += sizeOf(e);
+    }
+    s.headSeq = recordSeq;
+    s.lastWrite = now();
+    if (s.headBytes >= target) cut(s);
+  };
+
+  // replay: records past what each stream's chunks hold go back into the heads
+  if (o.walDir) {
+    const records = readWal(o.walDir);
+    for (const r of records) {
+      seq = Math.max(seq, r.seq);
+      for (const ws of r.streams) {
+        const key = streamKey(ws.labels);
+        const s = byTenant.get(r.tenant)?.get(key);
+        if (!s || r.seq <= (flushedSeq.get(s.id) ?? 0)) continue;
+        addToHead(s, ws.entries.map(([ts, line, metadata]) => ({ ts: BigInt(ts), line, metadata })), r.seq, 0);
+      }
+    }
+    if (records.length) logger.info("log store replayed its write-ahead log", { records: records.length });
+  }
+
+  let flushing: Promise<void> = Promise.resolve();
+  const writePending = async () => {
+    const batch: Array<[Stream, Pending]> = [];
+    for (const s of byId.values()) for (const p of s.pending) batch.push([s, p]);
+    if (!batch.length) return;
+    const rows = batch.map(([s, p]) => [s.id, s.tenant, String(p.from), String(p.to), p.entries.length, p.bytes, p.lastSeq, encodeChunk(p.entries)] as const);
+    const ids: number[] = [];
+    await pg.transaction(async (tx) => {
+      for (const r of rows) {
+        const res = await tx.query<{ id: string }>(
+          "insert into log_chunks (stream_id, tenant, from_ns, to_ns, lines, bytes, last_seq, data) values ($1, $2, $3, $4, $5, $6, $7, $8) returning id::text",
+          [...r],
+        );
+        ids.push(Number(res.rows[0]!.id));
+      }
+    });
+    batch.forEach(([s, p], i) => {
+      s.chunks.push({ id: ids[i]!, from: p.from, to: p.to, lines: p.entries.length, bytes: p.bytes });
+      s.pending.splice(s.pending.indexOf(p), 1);
+    });
+  };
+  /** segments no longer needed: everything in them is in stored chunks */
+  const truncateWal = () => {
+    if (!wal) return;
+    let keep = wal.segment;
+    for (const s of byId.values()) {
+      if (s.head.length) keep = Math.min(keep, s.headSegment);
+      for (const p of s.pending) keep = Math.min(keep, p.segment);
+    }
+    wal.truncateBefore(keep);
+  };
+  const flush = (all = false) => {
+    flushing = flushing.then(async () => {
+      const t = now();
+      const segments = wal?.segments() ?? [];
+      for (const s of byId.values()) {
+        // heads are cut when old, or when they hold the oldest of many write-ahead segments
+        const pinsOld = segments.length > 8 && s.head.length > 0 && s.headSegment <= segments[0]!;
+        if (all || (s.head.length && t - s.headStarted >= maxAge) || pinsOld) cut(s);
+      }
+      await writePending();
+      wal?.maybeRotate();
+      truncateWal();
+    }).catch((err: unknown) => logger.error("log store flush failed; chunks stay in memory and in the write-ahead log", { err: String(err) }));
+    return flushing;
+  };
+
+  if (o.walDir) {
+    // everything replayed is stored before new writes arrive, so the old segments can go;
+    // a failure here stops startup and leaves the write-ahead log untouched
+    for (const st of byId.values()) cut(st);
+    await writePending();
+    wal = openWal(o.walDir);
+    wal.truncateBefore(wal.segment);
+  }
+  const timer = setInterval(() => void flush(), 1000);
+  (timer as { unref?: () => void }).unref?.();
+
+  const loadChunk = async (id: number): Promise<Entry[]> => {
+    const hit = decoded.get(id);
+    if (hit) return hit;
+    const r = await pg.query<{ data: Uint8Array }>("select data from log_chunks where id = $1", [id]);
+    const entries = r.rows[0] ? decodeChunk(r.rows[0].data) : [];
+    if (decoded.size >= 64) decoded.delete(decoded.keys().next().value!);
+    decoded.set(id, entries);
+    return entries;
+  };
+
+  return {
+    streams: (tenant) => [...(byTenant.get(tenant)?.values() ?? [])],
+    find: (tenant, labels) => byTenant.get(tenant)?.get(streamKey(labels)),
+    tenants: () => [...byTenant.keys()],
+    async stream(tenant, labels) {
+      const key = streamKey(labels);
+      const found = byTenant.get(tenant)?.get(key);
+      if (found) return found;
+      const r = await pg.query<{ id: number }>(
+        `insert into log_streams (tenant, key, labels, created_at) values ($1, $2, $3, $4)
+         on conflict (tenant, key) do update set key = excluded.key returning id`,
+        [tenant, key, labels, now()],
+      );
+      const again = byTenant.get(tenant)?.get(key);
+      if (again) return again;
+      const s = newStream(r.rows[0]!.id, tenant, labels, key);
+      remember(s);
+      return s;
+    },
+    append(tenant, batch) {
+      const record: WalRecord = {
+        seq: ++seq,
+        tenant,
+        streams: batch.map(({ stream, entries }) => ({
+          labels: stream.labels,
+          entries: entries.map((e) => (e.metadata ? [String(e.ts), e.line, e.metadata] : [String(e.ts), e.line])),
+        })),
+      };
+      wal?.append(record);
+      for (const { stream, entries } of batch) addToHead(stream, entries, record.seq, wal?.segment ?? 0);
+    },
+    async scan(stream, from, to, backward, visit) {
+      const inRange = (e: Entry) => e.ts >= from && e.ts < to;
+      const sources: Array<{ from: bigint; to: bigint; load: () => Promise<Entry[]> | Entry[] }> = [
+        ...stream.chunks.map((c) => ({ from: c.from, to: c.to, load: () => loadChunk(c.id) })),
+        ...stream.pending.map((p) => ({ from: p.from, to: p.to, load: () => p.entries })),
+      ];
+      if (stream.head.length) {
+        const head = [...stream.head].sort(cmp);
+        sources.push({ from: head[0]!.ts, to: head.at(-1)!.ts, load: () => head });
+      }
+      const overlapping = sources.filter((s) => s.to >= from && s.from < to);
+      // sources may overlap in time (out-of-order writes): merge them when they do
+      overlapping.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+      const groups: Array<typeof overlapping> = [];
+      for (const s of overlapping) {
+        const g = groups.at(-1);
+        if (g && g.some((x) => x.to >= s.from)) g.push(s);
+        else groups.push([s]);
+      }
+      if (backward) groups.reverse();
+      for (const g of groups) {
+        let entries = (await Promise.all(g.map((s) => s.load()))).flat().filter(inRange);
+        if (g.length > 1) entries.sort(cmp);
+        if (backward) entries = entries.reverse();
+        for (const e of entries) if (!visit(e)) return;
+      }
+    },
+    flush: (all) => flush(all),
+    async deleteChunksBefore(tenant, before) {
+      const r = await pg.query<{ id: string; stream_id: number }>(
+        "delete from log_chunks where tenant = $1 and to_ns < $2 returning id::text, stream_id",
+        [tenant, String(before)],
+      );
+      for (const row of r.rows) {
+        const s = byId.get(row.stream_id);
+        if (s) s.chunks = s.chunks.filter((c) => c.id !== Number(row.id));
+        decoded.delete(Number(row.id));
+      }
+      return r.rows.length;
+    },
+    async close() {
+      clearInterval(timer);
+      await flush(true);
+      await flushing;
+      wal?.close();
+      truncateWal();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// POST /svc/api/v1/push (and the legacy /api/prom/push): JSON, gzip JSON or
+// protobuf + snappy; 204 when everything was stored (reference §2).
+import type { Context, Hono } from "hono";
+import { ApiError } from "../../../lib/errors.ts";
+import { ingest, type IngestDeps } from "../core/ingest.ts";
+import { decodePush } from "../core/push-decode.ts";
+import { tenantOf, type TenantOptions } from "./tenant.ts";
+
+export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions): void {
+  const push = async (c: Context) => {
+    const tenant = tenantOf(c, tenants);
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    const streams = decodePush(body, c.req.header("Content-Type"), c.req.header("Content-Encoding"));
+    const result = await ingest(deps, tenant, streams);
+    if (result.status === 204) return c.body(null, 204);
+    throw new ApiError(result.status, result.message ?? "");
+  };
+  app.post("/svc/api/v1/push", push);
+  app.post("/api/prom/push", push);
+}

@@ -1,0 +1,200 @@
+// The read API (reference §3): labels, label values, series, query_range,
+// query and index/stats, with the real product's parameters, defaults,
+// limits and response shapes.
+import type { Context, Hono } from "hono";
+import { ApiError } from "../../../lib/errors.ts";
+import type { Limits } from "../core/limits.ts";
+import { formatValue, runLogQuery, runMetricQuery, selectStreams, stepsOf, type Series, type Source } from "../core/logql/evaluate.ts";
+import { parseLogQL, parseSelector, type LogQuery, type Matcher } from "../core/logql/parse.ts";
+import type { LogStore, Stream } from "../core/store.ts";
+import { parseDirection, parseLimit, parseStep, parseTime, timeRange } from "./params.ts";
+import { tenantsOf, type TenantOptions } from "./tenant.ts";
+
+export interface QueryDeps {
+  store: LogStore;
+  limits: (tenant: string) => Limits;
+  tenants: TenantOptions;
+  now: () => number;
+}
+
+const bad = (message: string) => new ApiError(400, message);
+const MAX_POINTS = 11_000;
+
+/** zero counters: clients expect a stats object with a summary */
+const STATS = {
+  summary: {
+    bytesProcessedPerSecond: 0, linesProcessedPerSecond: 0, totalBytesProcessed: 0, totalLinesProcessed: 0,
+    execTime: 0, queueTime: 0, subqueries: 0, totalEntriesReturned: 0, splits: 0, shards: 0,
+  },
+  querier: { store: {} },
+  ingester: {},
+  cache: {},
+};
+
+/** Go's time.Duration text: 721h0m0s */
+export function goDuration(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return `${h}h${m}m${s % 60}s`;
+}
+
+/** parameters from the query string, or from a form body on POST */
+async function paramsOf(c: Context): Promise<{ one: (n: string) => string | undefined; all: (n: string) => string[] }> {
+  let form: Record<string, string | File | (string | File)[]> = {};
+  if (c.req.method === "POST" && (c.req.header("Content-Type") ?? "").includes("application/x-www-form-urlencoded")) {
+    form = await c.req.parseBody({ all: true });
+  }
+  const fromForm = (n: string) => [form[n] ?? []].flat().filter((v): v is string => typeof v === "string");
+  return {
+    one: (n) => c.req.query(n) ?? fromForm(n)[0],
+    all: (n) => [...(c.req.queries(n) ?? []), ...fromForm(n)],
+  };
+}
+
+/** whether a stream holds anything in [from, to] */
+function hasDataIn(s: Stream, from: bigint, to: bigint): boolean {
+  if (s.chunks.some((c) => c.to >= from && c.from <= to)) return true;
+  if (s.pending.some((p) => p.to >= from && p.from <= to)) return true;
+  return s.head.some((e) => e.ts >= from && e.ts <= to);
+}
+
+export function registerQueries(app: Hono, deps: QueryDeps): void {
+  const base = "/svc/api/v1";
+  /** the strictest limit among the tenants of a query */
+  const limitOf = <K extends keyof Limits>(tenants: string[], key: K): Limits[K] =>
+    tenants.map((t) => deps.limits(t)[key]).reduce((a, b) => (b < a ? b : a));
+
+  const checkLength = (tenants: string[], start: bigint, end: bigint) => {
+    const max = limitOf(tenants, "max_query_length");
+    const length = Number((end - start) / 1_000_000n);
+    if (max > 0 && length > max) throw bad(`the query time range exceeds the limit (query length: ${goDuration(length)}, limit: ${goDuration(max)})`);
+  };
+
+  const streamsIn = (tenants: string[], matchers: Matcher[] | undefined, start: bigint, end: bigint) => {
+    const query: LogQuery = { kind: "log", matchers: matchers ?? [], stages: [] };
+    return selectStreams({ store: deps.store, tenants }, query).filter((s) => hasDataIn(s.stream, start, end));
+  };
+
+  const labels = async (c: Context) => {
+    const p = await paramsOf(c);
+    const tenants = tenantsOf(c, deps.tenants, true);
+    const { start, end } = timeRange(p.one, deps.now());
+    const matchers = p.one("query") ? parseSelector(p.one("query")!) : undefined;
+    const names = new Set<string>();
+    for (const s of streamsIn(tenants, matchers, start, end)) for (const k of Object.keys(s.labels)) names.add(k);
+    // no results: the data key is left out (reference §3)
+    return c.json(names.size ? { status: "success", data: [...names].sort() } : { status: "success" });
+  };
+  app.get(`${base}/labels`, labels);
+  app.post(`${base}/labels`, labels);
+
+  app.get(`${base}/label/:name/values`, async (c) => {
+    const p = await paramsOf(c);
+    const tenants = tenantsOf(c, deps.tenants, true);
+    const { start, end } = timeRange(p.one, deps.now());
+    const matchers = p.one("query") ? parseSelector(p.one("query")!) : undefined;
+    const name = c.req.param("name");
+    const values = new Set<string>();
+    for (const s of streamsIn(tenants, matchers, start, end)) if (s.labels[name] !== undefined) values.add(s.labels[name]!);
+    return c.json(values.size ? { status: "success", data: [...values].sort() } : { status: "success" });
+  });
+
+  const series = async (c: Context) => {
+    const p = await paramsOf(c);
+    const tenants = tenantsOf(c, deps.tenants, true);
+    const { start, end } = timeRange(p.one, deps.now());
+    const groups = p.all("match[]").concat(p.all("match"));
+    const found = new Map<string, Record<string, string>>();
+    const add = (m: Matcher[] | undefined) => {
+      for (const s of streamsIn(tenants, m, start, end)) found.set(JSON.stringify(Object.entries(s.labels).sort()), s.labels);
+    };
+    if (groups.length) for (const g of groups) add(parseSelector(g));
+    else add(undefined);
+    return c.json({ status: "success", data: [...found.values()] });
+  };
+  app.get(`${base}/series`, series);
+  app.post(`${base}/series`, series);
+
+  const rangeQuery = async (c: Context) => {
+    const p = await paramsOf(c);
+    const tenants = tenantsOf(c, deps.tenants, true);
+    const text = p.one("query") ?? "";
+    const { start, end } = timeRange(p.one, deps.now());
+    const limit = parseLimit(p.one("limit"));
+    const backward = parseDirection(p.one("direction"));
+    if (end < start) throw bad("end timestamp must not be before or equal to start time");
+    const step = parseStep(p.one("step"), start, end);
+    const maxEntries = limitOf(tenants, "max_entries_limit_per_query");
+    if (maxEntries > 0 && limit > maxEntries) {
+      throw bad(`max entries limit per query exceeded, limit > max_entries_limit_per_query (${limit} > ${maxEntries})`);
+    }
+    const query = parseLogQL(text);
+    checkLength(tenants, start, end);
+    const src: Source = { store: deps.store, tenants };
+    if (query.kind === "log") {
+      const result = await runLogQuery(src, query, start, end, limit, backward);
+      return c.json({ status: "success", data: { resultType: "streams", result, stats: STATS } });
+    }
+    const startMs = Number(start / 1_000_000n);
+    const endMs = Number(end / 1_000_000n);
+    if ((endMs - startMs) / step > MAX_POINTS) {
+      throw bad("exceeded maximum resolution of 11,000 points per time series. Try increasing the value of the step parameter");
+    }
+    const series = await runMetricQuery(src, query, stepsOf(startMs, endMs, step));
+    return c.json({ status: "success", data: { resultType: "matrix", result: series.map(matrixOf), stats: STATS } });
+  };
+  app.get(`${base}/query_range`, rangeQuery);
+  app.post(`${base}/query_range`, rangeQuery);
+
+  const instantQuery = async (c: Context) => {
+    const p = await paramsOf(c);
+    const tenants = tenantsOf(c, deps.tenants, true);
+    const at = parseTime(p.one("time"), "time", BigInt(deps.now()) * 1_000_000n);
+    parseLimit(p.one("limit"));
+    parseDirection(p.one("direction"));
+    const query = parseLogQL(p.one("query") ?? "");
+    if (query.kind === "log") {
+      throw bad("log queries are not supported as an instant query type, please change your query to a range query type");
+    }
+    const t = Number(at / 1_000_000n);
+    const series = await runMetricQuery({ store: deps.store, tenants }, query, [t]);
+    const result = series.map((s) => ({ metric: s.metric, value: [t / 1000, formatValue(s.points.get(t)!)] }));
+    return c.json({ status: "success", data: { resultType: "vector", result, stats: STATS } });
+  };
+  app.get(`${base}/query`, instantQuery);
+  app.post(`${base}/query`, instantQuery);
+
+  const stats = async (c: Context) => {
+    const p = await paramsOf(c);
+    const tenants = tenantsOf(c, deps.tenants, true);
+    const { start, end } = timeRange(p.one, deps.now());
+    const matchers = parseSelector(p.one("query") ?? "");
+    const out = { streams: 0, chunks: 0, entries: 0, bytes: 0 };
+    for (const s of streamsIn(tenants, matchers, start, end)) {
+      out.streams++;
+      for (const ch of [...s.stream.chunks, ...s.stream.pending.map((x) => ({ from: x.from, to: x.to, lines: x.entries.length, bytes: x.bytes }))]) {
+        if (ch.to < start || ch.from > end) continue;
+        out.chunks++;
+        out.entries += ch.lines;
+        out.bytes += ch.bytes;
+      }
+      // entries still in the head count too, so a push is visible at once
+      for (const e of s.stream.head) {
+        if (e.ts < start || e.ts > end) continue;
+        out.entries++;
+        out.bytes += Buffer.byteLength(e.line);
+      }
+    }
+    return c.json(out);
+  };
+  app.get(`${base}/index/stats`, stats);
+  app.post(`${base}/index/stats`, stats);
+}
+
+function matrixOf(s: Series) {
+  return {
+    metric: s.metric,
+    values: [...s.points].sort((a, b) => a[0] - b[0]).map(([t, v]) => [t / 1000, formatValue(v)]),
+  };
+}

@@ -1,0 +1,30 @@
+// Operational endpoints (reference §4): GET /metrics (Prometheus text),
+// GET /svc/api/v1/status/buildinfo (flat JSON) and GET /config (the
+// effective configuration as YAML, secrets masked). None needs a tenant.
+import type { Hono } from "hono";
+import { stringify } from "yaml";
+import type { Config } from "../../../config/schema.ts";
+import { configKeys } from "../../../config/keys.ts";
+import { runtimeVersion } from "../../../platform/runtime.ts";
+import { COMMIT, VERSION } from "../../../version.ts";
+import type { LogStoreMetrics } from "../core/metrics.ts";
+
+/** the config with every secret key's value replaced */
+export function maskedConfig(config: Config): Record<string, unknown> {
+  const copy = structuredClone(config) as Record<string, unknown>;
+  for (const key of configKeys.filter((k) => k.secret)) {
+    const path = key.path.split(".");
+    let at: Record<string, unknown> | undefined = copy;
+    for (const p of path.slice(0, -1)) at = at?.[p] as Record<string, unknown> | undefined;
+    if (at && path.at(-1)! in at) at[path.at(-1)!] = "********";
+  }
+  return copy;
+}
+
+export function registerStatus(app: Hono, config: Config, metrics: LogStoreMetrics): void {
+  app.get("/metrics", async (c) => c.text(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType }));
+  app.get("/svc/api/v1/status/buildinfo", (c) =>
+    c.json({ version: VERSION, revision: COMMIT, branch: "main", buildUser: "outpost", buildDate: "", goVersion: runtimeVersion() }),
+  );
+  app.get("/config", (c) => c.text(stringify({ server: maskedConfig(config).server, logs: maskedConfig(config).logs }), 200, { "Content-Type": "text/plain; charset=utf-8" }));
+}
