@@ -4,6 +4,7 @@
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "../errors.ts";
+import { jsonTextProblem } from "../json-safety.ts";
 import type { Lifecycle } from "../lifecycle.ts";
 import type { LogFields, Logger } from "../logger.ts";
 
@@ -41,6 +42,12 @@ export function createBaseApp(options: BaseAppOptions): Hono {
     }
   });
 
+  // a NUL in the path or query could only end in a database error
+  app.use(async (c, next) => {
+    if (/%00/i.test(c.req.url)) throw new ApiError(400, "bad request data: the URL must not contain NUL characters");
+    await next();
+  });
+
   app.use(
     bodyLimit({
       maxSize: options.maxBodyBytes,
@@ -64,11 +71,15 @@ export function createBaseApp(options: BaseAppOptions): Hono {
 /** Reads a JSON request body; anything that is not JSON is a 400 that never echoes the body. */
 export async function readJson<T = unknown>(c: Context): Promise<T> {
   const text = await c.req.text();
+  let data: T;
   try {
-    return JSON.parse(text) as T;
+    data = JSON.parse(text) as T;
   } catch {
     throw new ApiError(400, "bad request data: the body is not valid JSON", { messageId: "bad-request.invalid-json" });
   }
+  const problem = jsonTextProblem(text);
+  if (problem) throw new ApiError(400, `bad request data: ${problem}`, { messageId: "bad-request.invalid-json" });
+  return data;
 }
 
 /** Applies an error's extra headers to a response. */

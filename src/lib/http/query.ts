@@ -10,9 +10,10 @@ export function positiveInt(raw: string | undefined, fallback: number): number {
   return n >= 1 ? Math.min(n, MAX) : fallback;
 }
 
-/** an optional whole-number query parameter; anything else is a 400 naming it */
-export function intParam(raw: string | undefined, name: string): number | undefined {
+/** an optional whole-number query parameter up to `max`; anything else is a 400 naming it */
+export function intParam(raw: string | undefined, name: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (raw === undefined || raw === "") return undefined;
-  if (!/^-?\d{1,15}$/.test(raw)) throw new ApiError(400, `query parameter ${name} must be a whole number`);
-  return Number(raw);
+  const n = /^-?\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+  if (!(Math.abs(n) <= max)) throw new ApiError(400, `query parameter ${name} must be a whole number from -${max} to ${max}`);
+  return n;
 }

@@ -17,6 +17,9 @@ export function check<T>(schema: Validator<T>, data: unknown, prefix = "bad requ
   return out;
 }
 
-export async function parseBody<T>(c: Context, schema: Validator<T>): Promise<T> {
-  return check(schema, await readJson(c));
+/** the body checked against a schema; a top-level array is refused unless the route takes one */
+export async function parseBody<T>(c: Context, schema: Validator<T>, options: { array?: boolean } = {}): Promise<T> {
+  const data = await readJson(c);
+  if (Array.isArray(data) && !options.array) throw new ApiError(400, "bad request data: the body must be a JSON object", { messageId: "bad-request.invalid-field" });
+  return check(schema, data);
 }

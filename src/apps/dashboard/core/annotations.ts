@@ -118,13 +118,14 @@ export function createAnnotationStore(pg: PGlite, now: () => number): Annotation
 
   return {
     async create(orgId, a) {
-      await widen(orgId, a.timeEnd - a.time);
       const t = now();
       const r = await pg.query<{ id: number }>(
         `insert into annotations (org_id, dashboard_uid, dashboard_id, panel_id, user_id, epoch, epoch_end, text, tags, data, created, updated)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) returning id`,
         [orgId, a.dashboardUID, a.dashboardId, a.panelId, a.userId, a.time, a.timeEnd, a.text, a.tags, a.data, t],
       );
+      // widened only once stored: a failed write must not change the bound
+      await widen(orgId, a.timeEnd - a.time);
       return r.rows[0]!.id;
     },
     async get(orgId, id) {
@@ -167,12 +168,12 @@ export function createAnnotationStore(pg: PGlite, now: () => number): Annotation
     async update(orgId, id, change) {
       const current = await this.get(orgId, id);
       const [time, timeEnd] = orderedSpan(change.time ?? current.time, change.timeEnd ?? current.timeEnd);
-      await widen(orgId, timeEnd - time);
       await pg.query(
         `update annotations set epoch = $3, epoch_end = $4, text = $5, tags = $6, data = $7, updated = $8
           where org_id = $1 and id = $2`,
         [orgId, id, time, timeEnd, change.text ?? current.text, change.tags ?? current.tags, change.data ?? current.data, now()],
       );
+      await widen(orgId, timeEnd - time);
     },
     async delete(orgId, id) {
       const r = await pg.query("delete from annotations where org_id = $1 and id = $2", [orgId, id]);

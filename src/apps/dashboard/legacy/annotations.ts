@@ -18,12 +18,17 @@ import { hasPermission } from "../core/permissions.ts";
 import { avatarUrl } from "../core/users.ts";
 import { jsonObject } from "./schemas.ts";
 
-const epoch = type("number.integer >= 0").describe("epoch milliseconds");
+/** the largest time a JavaScript Date holds: stored times and spans stay far from bigint overflow */
+export const MAX_EPOCH_MS = 8_640_000_000_000_000;
+const epoch = type(`0 <= number.integer <= ${MAX_EPOCH_MS}`).describe("epoch milliseconds");
+const safeId = type("0 <= number.integer <= 9007199254740991").describe("a whole number");
+/** tags are indexed: their combined length is capped, as the real product caps them */
+const MAX_TAGS_LENGTH = 500;
 const NewAnnotation = type({
   "text?": "string",
   "dashboardUID?": "string",
-  "dashboardId?": "number.integer >= 0",
-  "panelId?": "number.integer >= 0",
+  "dashboardId?": safeId,
+  "panelId?": safeId,
   "time?": epoch,
   "timeEnd?": epoch,
   "tags?": "string[] | null",
@@ -36,8 +41,8 @@ const Change = type({
   "tags?": "string[] | null",
   "data?": jsonObject.or("null"),
 });
-const Graphite = type({ "what?": "string", "when?": "number >= 0", "tags?": "unknown", "data?": "string" });
-const MassDelete = type({ "dashboardUID?": "string", "dashboardId?": "number.integer", "panelId?": "number.integer", "annotationId?": "number.integer" });
+const Graphite = type({ "what?": "string", "when?": type(`0 <= number <= ${MAX_EPOCH_MS}`), "tags?": "unknown", "data?": "string" });
+const MassDelete = type({ "dashboardUID?": "string", "dashboardId?": safeId, "panelId?": safeId, "annotationId?": "0 < number.integer <= 2147483647" });
 
 const ORG = "annotations:type:organization";
 const DASHBOARD = "annotations:type:dashboard";
@@ -51,15 +56,21 @@ export interface AnnotationDeps {
 
 /** a body checked against a schema; any failure is the real product's one message */
 async function bodyOf<T>(c: Context, schema: (d: unknown) => T | InstanceType<typeof type.errors>, failure: string): Promise<T> {
-  const data = await readJson(c).catch(() => {
-    throw badRequest("bad request data");
+  // malformed JSON is the real product's bare message; unsafe JSON keeps its reason
+  const data = await readJson(c).catch((err: unknown) => {
+    throw err instanceof ApiError && err.message.startsWith("bad request data: the body is not valid JSON") ? badRequest("bad request data") : err;
   });
+  if (Array.isArray(data)) throw badRequest(`${failure}: the body must be a JSON object`);
   const out = schema(data);
   if (out instanceof type.errors) throw badRequest(`${failure}: ${out.summary.split("\n").join("; ")}`);
   return out;
 }
 
-const uniqueTags = (tags: readonly string[] | null | undefined) => [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
+function uniqueTags(tags: readonly string[] | null | undefined): string[] {
+  const out = [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
+  if (out.reduce((n, t) => n + t.length, 0) > MAX_TAGS_LENGTH) throw badRequest(`tags are too long: at most ${MAX_TAGS_LENGTH} characters in all`);
+  return out;
+}
 
 export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
   const annotationId = (c: Context) => parseId(c.req.param("id"), "annotationId is invalid");
@@ -113,7 +124,7 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
 
   r.get("/api/annotations", { action: "annotations:read" }, async (c) => {
     const ctx = deps.dashboards.context(c);
-    const q = (name: string) => intParam(c.req.query(name), name);
+    const q = (name: string, max = MAX_EPOCH_MS) => intParam(c.req.query(name), name, max);
     const type = c.req.query("type");
     let dashboardUID = c.req.query("dashboardUID") || undefined;
     if (dashboardUID !== undefined && !(await deps.dashboards.get(ctx, dashboardUID))) {
@@ -130,9 +141,9 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
       alertId: q("alertId"),
       dashboardUID,
       panelId: q("panelId"),
-      userId: q("userId"),
+      userId: q("userId", 2_147_483_647),
       type: type === "alert" || type === "annotation" ? type : undefined,
-      tags: uniqueTags(c.req.queries("tags")),
+      tags: [...new Set(c.req.queries("tags") ?? [])].filter(Boolean),
       matchAny: c.req.query("matchAny") === "true",
       orgVisible: hasPermission(ctx.identity.permissions, "annotations:read", [ORG]),
       dashboards: await visibleDashboards(ctx, deps.dashboards, allowed),

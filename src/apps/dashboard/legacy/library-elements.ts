@@ -21,20 +21,20 @@ import { jsonObject } from "./schemas.ts";
 
 const model = jsonObject;
 const NewElement = type({
-  "folderId?": "number.integer >= 0",
+  "folderId?": "0 <= number.integer <= 2147483647",
   "folderUid?": "string",
-  "name?": "string",
+  "name?": "string <= 150",
   model,
   kind: "number.integer",
   "uid?": "string",
 });
 const Patch = type({
-  "folderId?": "number.integer >= 0",
+  "folderId?": "0 <= number.integer <= 2147483647",
   "folderUid?": "string",
-  "name?": "string",
+  "name?": "string <= 150",
   "model?": model,
   "kind?": "number.integer",
-  version: "number.integer",
+  version: "0 <= number.integer <= 2147483647",
   "uid?": "string",
 });
 

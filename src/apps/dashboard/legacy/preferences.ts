@@ -12,15 +12,17 @@ import { parseId } from "../core/orgs.ts";
 import { checkPreferences, compact, type Owner, type PreferenceStore, type Preferences } from "../core/preferences.ts";
 import { getTeam } from "../core/teams.ts";
 
+// keys the real product does not know are dropped, not stored
 const PreferencesIn = type({
+  "+": "delete",
   "theme?": "string",
-  "homeDashboardId?": "number.integer >= 0",
+  "homeDashboardId?": "0 <= number.integer <= 2147483647",
   "homeDashboardUID?": "string",
   "timezone?": "string",
   "weekStart?": "string",
   "language?": "string",
-  "navbar?": { "bookmarkUrls?": "string[] | null" },
-  "queryHistory?": { "homeTab?": "string" },
+  "navbar?": { "+": "delete", "bookmarkUrls?": "string[] | null" },
+  "queryHistory?": { "+": "delete", "homeTab?": "string" },
 });
 
 export interface PreferenceDeps {

@@ -9,7 +9,8 @@ import type { IdentityDeps } from "../core/identity-deps.ts";
 import { parseId } from "../core/orgs.ts";
 import { addTeamGroup, listTeamGroups, removeTeamGroup, searchTeamGroups } from "../core/team-groups.ts";
 
-const NewGroup = type({ groupId: "string > 0" });
+/** group ids are indexed: as long as the real product's column allows */
+const NewGroup = type({ groupId: "0 < string <= 190" });
 
 const teamId = (c: Context) => parseId(c.req.param("teamId"), "teamId is invalid");
 const scope = (c: Context) => `teams:id:${c.req.param("teamId")}`;
@@ -43,6 +44,7 @@ export function registerTeamGroups(r: Router, deps: IdentityDeps): void {
     const id = teamId(c);
     const groupId = c.req.query("groupId");
     if (!groupId) throw badRequest("query parameter groupId is required");
+    if (groupId.length > 190) throw badRequest("query parameter groupId is too long: at most 190 characters");
     await removeTeamGroup(deps, identityOf(c).orgId, id, groupId);
     return c.json({ message: "Team Group removed" });
   });

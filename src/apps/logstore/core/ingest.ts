@@ -70,15 +70,16 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
     }
     const entries: Entry[] = [];
     for (const e of s.entries) {
-      const size = entrySize(e.line, e.metadata);
+      const lineBytes = Buffer.byteLength(e.line);
+      const size = e.metadata ? entrySize(e.line, e.metadata) : lineBytes;
       if (limits.reject_old_samples && e.ts < oldest) {
         drop("greater_than_max_sample_age", `entry for stream '${text}' has timestamp too old: ${rfc3339(e.ts)}, oldest acceptable timestamp is: ${rfc3339(oldest)}`, 1, size);
       } else if (e.ts > newest) {
         drop("too_far_in_future", `entry for stream '${text}' has timestamp too new: ${rfc3339(e.ts)}`, 1, size);
-      } else if (limits.max_line_size > 0 && Buffer.byteLength(e.line) > limits.max_line_size) {
-        drop("line_too_long", `Max entry size '${limits.max_line_size}' bytes exceeded for stream '${text}' while adding an entry with length '${Buffer.byteLength(e.line)}' bytes`, 1, size);
+      } else if (limits.max_line_size > 0 && lineBytes > limits.max_line_size) {
+        drop("line_too_long", `Max entry size '${limits.max_line_size}' bytes exceeded for stream '${text}' while adding an entry with length '${lineBytes}' bytes`, 1, size);
       } else {
-        entries.push({ ts: e.ts, line: e.line, metadata: e.metadata });
+        entries.push(e.metadata ? { ts: e.ts, line: e.line, metadata: e.metadata } : { ts: e.ts, line: e.line });
         lines++;
         bytes += size;
       }
@@ -99,13 +100,16 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   // a new stream counts against the tenant's active stream limit
   const batch: Array<{ stream: Stream; entries: Entry[] }> = [];
   let streamLimited = false;
+  let limitedBytes = 0;
   for (const a of accepted) {
     let stream = deps.store.find(tenant, a.labels);
     if (!stream) {
       if (limits.max_streams_per_user > 0 && activeStreams(deps.store.streams(tenant), nowMs) >= limits.max_streams_per_user) {
         streamLimited = true;
         lines -= a.entries.length;
-        drop("stream_limit", `Maximum active stream limit exceeded when trying to create stream ${a.text}, reduce the number of active streams (reduce labels or reduce label values), or contact your svc administrator to see if the limit can be increased, user: '${tenant}'`, a.entries.length, a.entries.reduce((n, e) => n + entrySize(e.line, e.metadata), 0));
+        const refused = a.entries.reduce((n, e) => n + entrySize(e.line, e.metadata), 0);
+        limitedBytes += refused;
+        drop("stream_limit", `Maximum active stream limit exceeded when trying to create stream ${a.text}, reduce the number of active streams (reduce labels or reduce label values), or contact your svc administrator to see if the limit can be increased, user: '${tenant}'`, a.entries.length, refused);
         continue;
       }
       stream = await deps.store.stream(tenant, a.labels);
@@ -114,7 +118,7 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   }
   if (batch.length) {
     deps.store.append(tenant, batch);
-    deps.counters.received(tenant, lines, batch.reduce((n, b) => n + b.entries.reduce((m, e) => m + entrySize(e.line, e.metadata), 0), 0));
+    deps.counters.received(tenant, lines, bytes - limitedBytes);
   }
   if (!errors.length) return { status: 204 };
   return { status: streamLimited ? 429 : 400, message: groupErrors(errors) };
