@@ -11,7 +11,7 @@ import type { Logger } from "./lib/logger.ts";
 import { adminFiles } from "./platform/embedded.ts";
 import { listen, type FetchHandler, type Listener } from "./platform/listen.ts";
 
-export type ServiceName = "dashboard" | "logs" | "metrics";
+export type ServiceName = "dashboard" | "logs" | "metrics" | "logs proxy";
 
 export interface RunningServer {
   readonly db: Database;
@@ -41,14 +41,23 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
     const apps: Array<[ServiceName, number, FetchHandler]> = [
       ["dashboard", config.dashboard.http_port, (await createDashboardApp({ ...deps, adminFiles: await adminFiles(), ...options })).app.fetch],
     ];
+    // the stores share the server block's TLS, as dskit's listeners do; the dashboard has its own
+    const tlsOf = (name: ServiceName) => (name === "dashboard" ? config.dashboard.http_tls_config : config.server.http_tls_config);
+
     if (config.logs.enabled) {
       const logs = await createLogStoreApp({ ...deps, ...options });
       closers.push(logs.close);
       apps.push(["logs", config.logs.http_port, logs.app.fetch]);
+      const proxy = config.logs.auth_proxy;
+      if (proxy.enabled) {
+        const { createAuthProxy } = await import("./apps/logstore/auth-proxy.ts");
+        const front = createAuthProxy({ htpasswdFile: proxy.htpasswd_file, realm: proxy.realm, openReady: proxy.open_ready, forward: logs.app.fetch, logger, ...options });
+        apps.push(["logs proxy", proxy.port, front.fetch]);
+      }
     }
     if (config.metrics.enabled) apps.push(["metrics", config.metrics.http_port, createMetricsApp(deps).fetch]);
     for (const [name, port, fetch] of apps) {
-      listeners.push([name, await listen(fetch, { host: config.server.host, port })]);
+      listeners.push([name, await listen(fetch, { host: config.server.host, port, tls: tlsOf(name) })]);
     }
   } catch (err) {
     await Promise.all(listeners.map(([, l]) => l.close(true)));

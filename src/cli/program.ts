@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { VERSION } from "../version.ts";
 import { registerAdmin } from "./admin.ts";
+import { registerCerts } from "./certs.ts";
 import { registerServe } from "./serve.ts";
 import { registerVersion } from "./version.ts";
 
@@ -19,5 +20,6 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
   registerServe(program, env);
   registerVersion(program);
   registerAdmin(program, env);
+  registerCerts(program);
   return program;
 }

@@ -17,6 +17,20 @@ export interface ConfigKey {
   secret?: boolean;
 }
 
+/** the five keys of an http_tls_config block (dskit's shape), for one listener group */
+function tlsKeys(block: string, flagPrefix: string, where: string): ConfigKey[] {
+  const key = (name: string, flag: string, description: string): ConfigKey =>
+    ({ path: `${block}.http_tls_config.${name}`, flag: `--${flagPrefix}${flag}`, kind: "string", default: "", description });
+  return [
+    key("cert_file", "http-tls-cert-path <file>", `server certificate (PEM) of ${where}; with key_file it turns HTTPS on`),
+    key("key_file", "http-tls-key-path <file>", `private key (PEM) of the server certificate of ${where}`),
+    key("client_auth_type", "http-tls-client-auth <type>",
+      `client certificates ${where} asks for: NoClientCert, RequestClientCert, RequireAnyClientCert, VerifyClientCertIfGiven or RequireAndVerifyClientCert (needs server TLS)`),
+    key("client_ca_file", "http-tls-ca-path <file>", `CA certificates (PEM) client certificates of ${where} are verified against`),
+    key("client_ca", "http-tls-client-ca <pem>", "the same CA certificates inline (PEM text) instead of a file"),
+  ];
+}
+
 export const configKeys: readonly ConfigKey[] = [
   { path: "server.host", flag: "--host <host>", kind: "string", default: "127.0.0.1",
     description: "address every listener binds to" },
@@ -30,6 +44,7 @@ export const configKeys: readonly ConfigKey[] = [
     description: "largest request body accepted by any listener; larger bodies get 413" },
   { path: "server.shutdown_timeout", flag: "--shutdown-timeout <duration>", kind: "duration", default: "10s",
     description: "how long SIGINT/SIGTERM waits for in-flight requests before closing" },
+  ...tlsKeys("dashboard", "dashboard-", "the dashboard listener"),
   { path: "dashboard.http_port", flag: "--http-port <port>", kind: "number", default: 3000,
     description: "port of the dashboard API and admin page (0 picks a free port)" },
   { path: "dashboard.stack_id", flag: "--stack-id <id>", kind: "number", default: 1,
@@ -44,6 +59,7 @@ export const configKeys: readonly ConfigKey[] = [
     description: "deepest folder nesting allowed (the real product's default 4, at most 7)" },
   { path: "dashboard.root_url", flag: "--root-url <url>", kind: "string", default: "",
     description: "the URL users reach the dashboard server at; empty means http://localhost:<http_port>/ (a licence removal must name it)" },
+  ...tlsKeys("server", "", "the log store and metrics store listeners"),
   { path: "logs.enabled", flag: "--no-logs", kind: "boolean", default: true,
     description: "run the log store (--no-logs disables it)" },
   { path: "logs.http_port", flag: "--logs-port <port>", kind: "number", default: 3100,
@@ -76,6 +92,16 @@ export const configKeys: readonly ConfigKey[] = [
     description: "YAML file with per-tenant limit overrides (overrides: {<tenant>: {<limit>: value}}), re-read while running" },
   { path: "logs.runtime_config_reload_period", flag: "--logs-runtime-config-reload-period <duration>", kind: "duration", default: "10s",
     description: "how often the runtime config file is re-read" },
+  { path: "logs.auth_proxy.enabled", flag: "--logs-proxy", kind: "boolean", default: false,
+    description: "run the authenticating proxy in front of the log store (basic auth from an htpasswd file; the user name becomes X-Scope-OrgID)" },
+  { path: "logs.auth_proxy.htpasswd_file", flag: "--logs-proxy-htpasswd-file <file>", kind: "string", default: "",
+    description: "htpasswd file with bcrypt entries (htpasswd -B) of the proxy's users; re-read when it changes" },
+  { path: "logs.auth_proxy.realm", flag: "--logs-proxy-realm <realm>", kind: "string", default: "outpost logs",
+    description: "realm the proxy names in WWW-Authenticate" },
+  { path: "logs.auth_proxy.port", flag: "--logs-proxy-port <port>", kind: "number", default: 3101,
+    description: "port of the proxy listener (0 picks a free port)" },
+  { path: "logs.auth_proxy.open_ready", flag: "--no-logs-proxy-open-ready", kind: "boolean", default: true,
+    description: "let /ready through the proxy without credentials" },
   { path: "metrics.enabled", flag: "--no-metrics", kind: "boolean", default: true,
     description: "run the metrics store (--no-metrics disables it)" },
   { path: "metrics.http_port", flag: "--metrics-port <port>", kind: "number", default: 9009,

@@ -55,7 +55,38 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     throw new ConfigError(result.map((e) => describeProblem(e.path.map(String), e.problem, merged, origin)));
   }
   checkPorts(result, origin);
+  checkTls(result, origin);
+  const proxy = result.logs.auth_proxy;
+  if (proxy.enabled && !proxy.htpasswd_file) {
+    throw new ConfigError([`logs.auth_proxy.htpasswd_file (${origin.get("logs.auth_proxy.htpasswd_file") ?? "default"}): the proxy needs an htpasswd file of its users`]);
+  }
   return result;
+}
+
+/**
+ * Client certificates need server TLS, and verifying them needs a CA: a
+ * configuration asking for either without its prerequisite is refused.
+ */
+function checkTls(config: Config, origin: Map<string, string>) {
+  const problems: string[] = [];
+  for (const block of ["server", "dashboard"] as const) {
+    const tls = config[block].http_tls_config;
+    const at = `${block}.http_tls_config`;
+    const from = (key: string) => origin.get(`${at}.${key}`) ?? "default";
+    const server = tls.cert_file !== "" || tls.key_file !== "";
+    if (server && (!tls.cert_file || !tls.key_file)) {
+      problems.push(`${at} (${from(tls.cert_file ? "cert_file" : "key_file")}): cert_file and key_file must be set together`);
+    }
+    const wantsClients = (tls.client_auth_type !== "" && tls.client_auth_type !== "NoClientCert") || tls.client_ca_file !== "" || tls.client_ca !== "";
+    if (wantsClients && !server) {
+      problems.push(`${at}.client_auth_type (${from("client_auth_type")}): client certificates need server TLS first: set ${at}.cert_file and ${at}.key_file`);
+    }
+    const verifies = tls.client_auth_type === "VerifyClientCertIfGiven" || tls.client_auth_type === "RequireAndVerifyClientCert";
+    if (verifies && !tls.client_ca_file && !tls.client_ca) {
+      problems.push(`${at}.client_auth_type (${from("client_auth_type")}): ${tls.client_auth_type} needs a CA: set ${at}.client_ca_file or ${at}.client_ca`);
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
 }
 
 function readConfigFile(file: string): Tree {
@@ -127,6 +158,7 @@ function checkPorts(config: Config, origin: Map<string, string>) {
     ["dashboard.http_port", config.dashboard.http_port, true],
     ["logs.http_port", config.logs.http_port, config.logs.enabled],
     ["metrics.http_port", config.metrics.http_port, config.metrics.enabled],
+    ["logs.auth_proxy.port", config.logs.auth_proxy.port, config.logs.enabled && config.logs.auth_proxy.enabled],
   ];
   const seen = new Map<number, string>();
   const problems: string[] = [];

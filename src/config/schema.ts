@@ -17,6 +17,16 @@ const duration = type("string").pipe((s, ctx) => parseDuration(s) ?? ctx.error("
 
 const nonEmpty = type("string > 0").describe("a non-empty string");
 
+/** dskit's http_tls_config: server TLS, and which client certificates it asks for */
+export const CLIENT_AUTH_TYPES = ["NoClientCert", "RequestClientCert", "RequireAnyClientCert", "VerifyClientCertIfGiven", "RequireAndVerifyClientCert"] as const;
+const tlsConfig = {
+  cert_file: "string",
+  key_file: "string",
+  client_auth_type: type.enumerated("", ...CLIENT_AUTH_TYPES).describe(`one of ${CLIENT_AUTH_TYPES.join(", ")}`),
+  client_ca_file: "string",
+  client_ca: "string",
+} as const;
+
 export const configSchema = type({
   server: {
     host: nonEmpty,
@@ -25,6 +35,7 @@ export const configSchema = type({
     log_format: "'logfmt' | 'json'",
     max_request_body_size: size,
     shutdown_timeout: duration,
+    http_tls_config: tlsConfig,
   },
   dashboard: {
     http_port: port,
@@ -35,6 +46,7 @@ export const configSchema = type({
     feature_toggles: type("string[]").describe("a list of group/version names"),
     nested_folders: "boolean",
     max_nested_folder_depth: type("1 <= number.integer <= 7").describe("an integer from 1 to 7"),
+    http_tls_config: tlsConfig,
     root_url: type("string").narrow((s, ctx) => s === "" || /^https?:\/\/[^\s/]+/.test(s) || ctx.mustBe("an http(s) URL such as https://outpost.example.com/")),
   },
   logs: {
@@ -56,6 +68,13 @@ export const configSchema = type({
     },
     runtime_config_file: "string",
     runtime_config_reload_period: duration,
+    auth_proxy: {
+      enabled: "boolean",
+      htpasswd_file: "string",
+      realm: nonEmpty,
+      port: port,
+      open_ready: "boolean",
+    },
   },
   metrics: {
     enabled: "boolean",

@@ -3,6 +3,7 @@
 // Web-standard Request/Response only.
 import type { AddressInfo } from "node:net";
 import { runtime } from "./runtime.ts";
+import { listenTls, tlsEnabled, type TlsConfig } from "./tls.ts";
 
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
@@ -11,6 +12,8 @@ export interface ListenOptions {
   port: number;
   /** the runtime's own body cap; the apps enforce the configured limit themselves */
   maxRequestBodySize?: number;
+  /** HTTPS (and client certificates) when its cert_file and key_file are set */
+  tls?: TlsConfig | undefined;
 }
 
 export interface Listener {
@@ -24,6 +27,7 @@ export class ListenError extends Error {}
 
 export async function listen(fetch: FetchHandler, options: ListenOptions): Promise<Listener> {
   try {
+    if (options.tls && tlsEnabled(options.tls)) return await listenTls(fetch, options, options.tls);
     if (runtime === "bun") return listenBun(fetch, options);
     if (runtime === "deno") return await listenDeno(fetch, options);
     return await listenNode(fetch, options);

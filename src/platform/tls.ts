@@ -1,0 +1,90 @@
+// HTTPS with optional client certificates, the five client_auth_type modes
+// of dskit's http_tls_config (spec "Log store" 5). A node:tls server does the
+// handshake and hands each socket to an HTTP server running the fetch
+// handler: unlike Bun.serve it exposes whether the peer's certificate was
+// given and verified, and it behaves the same on Bun, Node and Deno
+// (../shared/DESIGN.md, "mTLS peer certificates").
+import { readFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createServer as createTlsServer, type TLSSocket } from "node:tls";
+import type { FetchHandler, ListenOptions, Listener } from "./listen.ts";
+import { urlOf } from "./listen.ts";
+import { runtime } from "./runtime.ts";
+
+export type ClientAuthType = "" | "NoClientCert" | "RequestClientCert" | "RequireAnyClientCert" | "VerifyClientCertIfGiven" | "RequireAndVerifyClientCert";
+
+export interface TlsConfig {
+  cert_file: string;
+  key_file: string;
+  client_auth_type: ClientAuthType;
+  client_ca_file: string;
+  client_ca: string;
+}
+
+export const tlsEnabled = (tls: TlsConfig) => tls.cert_file !== "" && tls.key_file !== "";
+
+/** whether a connection may go on to HTTP, by mode (the handshake has already enforced RequireAndVerify) */
+export function admits(mode: ClientAuthType, socket: Pick<TLSSocket, "authorized" | "getPeerCertificate">): boolean {
+  const given = Object.keys(socket.getPeerCertificate() ?? {}).length > 0;
+  switch (mode) {
+    case "RequireAnyClientCert": return given;
+    case "VerifyClientCertIfGiven": return !given || socket.authorized;
+    case "RequireAndVerifyClientCert": return given && socket.authorized;
+    default: return true;
+  }
+}
+
+export async function listenTls(fetch: FetchHandler, o: ListenOptions, tls: TlsConfig): Promise<Listener> {
+  const { getRequestListener } = await import("@hono/node-server");
+  const read = (file: string, what: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`cannot read the TLS ${what} ${file}: ${(err as Error).message}`);
+    }
+  };
+  const mode = tls.client_auth_type;
+  const ca = [tls.client_ca_file ? read(tls.client_ca_file, "client CA file").toString() : "", tls.client_ca].filter(Boolean).join("\n");
+  const asks = mode !== "" && mode !== "NoClientCert";
+  // on Bun and Deno the global Response must stay the runtime's own: their
+  // plain listeners (Bun.serve, Deno.serve) in the same process need it
+  const http = createHttpServer(getRequestListener(fetch, { overrideGlobalObjects: runtime === "node" }));
+  const server = createTlsServer(
+    {
+      cert: read(tls.cert_file, "certificate"),
+      key: read(tls.key_file, "key"),
+      ...(ca ? { ca } : {}),
+      requestCert: asks,
+      // only the strictest mode fails the handshake itself; the others decide per connection
+      rejectUnauthorized: mode === "RequireAndVerifyClientCert",
+    },
+    (socket) => {
+      if (!admits(mode, socket)) {
+        socket.destroy();
+        return;
+      }
+      http.emit("connection", socket);
+    },
+  );
+  server.on("tlsClientError", () => {}); // a refused client is not the server's error
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: urlOf(o.host, port, "https"),
+    port,
+    close: (force = false) =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        http.close();
+        if (force) http.closeAllConnections();
+        else http.closeIdleConnections();
+      }),
+  };
+}
