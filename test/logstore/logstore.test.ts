@@ -20,6 +20,11 @@ describe("log store: tenancy", () => {
     const metrics = await logs().get("/metrics", undefined);
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain("svc_distributor_lines_received_total");
+    const config = await logs().get("/config", undefined);
+    expect(config.status).toBe(200);
+    expect(config.text).toMatch(/^server:/m);
+    expect(config.text).toContain("auth_enabled: true");
+    expect(config.text).toContain("max_entries_limit_per_query: 5000");
     const build = await logs().get("/svc/api/v1/status/buildinfo", undefined);
     expect(Object.keys(build.body).sort()).toEqual(["branch", "buildDate", "buildUser", "goVersion", "revision", "version"]);
   });
