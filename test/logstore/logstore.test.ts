@@ -45,6 +45,14 @@ describe("log store: tenancy", () => {
     expect((await logs().push("ok-_.*'()!1", [{ stream: { a: "b" }, values: [[nsAgo(1), "x"]] }])).status).toBe(204);
   });
 
+  it("a label set of tens of kilobytes (long values under the limits) is one stream like any other", async () => {
+    const value = (i: number) => Array.from({ length: 2048 }, (_, j) => String.fromCharCode(97 + ((((i + 1) * 2654435761 * (j + 1)) >>> 7) % 26))).join("");
+    const wide = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`l${i}`, value(i)]));
+    expect((await logs().push("wide", [{ stream: wide, values: [[nsAgo(2), "wide"]] }])).status).toBe(204);
+    expect((await logs().push("wide", [{ stream: wide, values: [[nsAgo(1), "wide again"]] }])).status).toBe(204);
+    expect((await logs().get("/svc/api/v1/series", "wide")).body.data).toHaveLength(1);
+  });
+
   it("tenants never see each other's data, on every read endpoint", async () => {
     expect((await logs().push("iso-a", [{ stream: { app: "secret", job: "a" }, values: [[nsAgo(5), "only for a"]] }])).status).toBe(204);
     const b = "iso-b";

@@ -5,9 +5,10 @@ create table log_streams (
   tenant text not null,
   key text not null,
   labels jsonb not null,
-  created_at bigint not null,
-  unique (tenant, key)
+  created_at bigint not null
 );
+-- a label set may be tens of kilobytes: its digest is what the index holds
+create unique index log_streams_key on log_streams (tenant, md5(key));
 
 create table log_chunks (
   id bigserial primary key,

@@ -8,8 +8,7 @@ import { entrySize, type Entry } from "./chunks.ts";
 import { labelProblem } from "./labels.ts";
 import type { Limits } from "./limits.ts";
 import type { LogStore, Stream } from "./store.ts";
-import type { PushStream } from "./push-decode.ts";
-import { labelText } from "./push-decode.ts";
+import { labelText, type PushStream } from "./push-decode.ts";
 
 const MiB = 1024 * 1024;
 /** entries further ahead of the server's clock are refused (the real product's creation_grace_period) */

@@ -34,6 +34,9 @@ export interface Stream {
   /** entries in arrival order, not yet in a chunk */
   head: Entry[];
   headBytes: number;
+  /** oldest and newest timestamp in the head (meaningless while it is empty) */
+  headFrom: bigint;
+  headTo: bigint;
   headStarted: number;
   headSeq: number;
   /** the oldest write-ahead segment holding an entry of the head */
@@ -93,7 +96,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     byId.set(s.id, s);
   };
   const newStream = (id: number, tenant: string, labels: Record<string, string>, key: string): Stream => ({
-    id, tenant, labels, key, head: [], headBytes: 0, headStarted: 0, headSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
+    id, tenant, labels, key, head: [], headBytes: 0, headFrom: 0n, headTo: 0n, headStarted: 0, headSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
   });
 
   // what is stored: streams and chunk metadata, and how far each stream's chunks reach in the write-ahead log
@@ -132,6 +135,8 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       // the same timestamp and line again is a silent duplicate, as in the real product
       const last = s.head.at(-1);
       if (last && last.ts === e.ts && last.line === e.line) continue;
+      if (!s.head.length || e.ts < s.headFrom) s.headFrom = e.ts;
+      if (!s.head.length || e.ts > s.headTo) s.headTo = e.ts;
       s.head.push(e);
       s.headBytes += sizeOf(e);
     }
@@ -233,7 +238,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       if (found) return found;
       const r = await pg.query<{ id: number }>(
         `insert into log_streams (tenant, key, labels, created_at) values ($1, $2, $3, $4)
-         on conflict (tenant, key) do update set key = excluded.key returning id`,
+         on conflict (tenant, md5(key)) do update set key = excluded.key returning id`,
         [tenant, key, labels, now()],
       );
       const again = byTenant.get(tenant)?.get(key);
@@ -260,10 +265,8 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
         ...stream.chunks.map((c) => ({ from: c.from, to: c.to, load: () => loadChunk(c.id) })),
         ...stream.pending.map((p) => ({ from: p.from, to: p.to, load: () => p.entries })),
       ];
-      if (stream.head.length) {
-        const head = [...stream.head].sort(cmp);
-        sources.push({ from: head[0]!.ts, to: head.at(-1)!.ts, load: () => head });
-      }
+      // the head is copied and sorted only when the range reaches it
+      if (stream.head.length) sources.push({ from: stream.headFrom, to: stream.headTo, load: () => [...stream.head].sort(cmp) });
       const overlapping = sources.filter((s) => s.to >= from && s.from < to);
       // sources may overlap in time (out-of-order writes): merge them when they do
       overlapping.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));

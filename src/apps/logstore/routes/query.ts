@@ -56,7 +56,7 @@ async function paramsOf(c: Context): Promise<{ one: (n: string) => string | unde
 function hasDataIn(s: Stream, from: bigint, to: bigint): boolean {
   if (s.chunks.some((c) => c.to >= from && c.from <= to)) return true;
   if (s.pending.some((p) => p.to >= from && p.from <= to)) return true;
-  return s.head.some((e) => e.ts >= from && e.ts <= to);
+  return s.head.length > 0 && s.headTo >= from && s.headFrom <= to;
 }
 
 export function registerQueries(app: Hono, deps: QueryDeps): void {

@@ -26,5 +26,8 @@ export function registerStatus(app: Hono, config: Config, metrics: LogStoreMetri
   app.get("/svc/api/v1/status/buildinfo", (c) =>
     c.json({ version: VERSION, revision: COMMIT, branch: "main", buildUser: "outpost", buildDate: "", goVersion: runtimeVersion() }),
   );
-  app.get("/config", (c) => c.text(stringify({ server: maskedConfig(config).server, logs: maskedConfig(config).logs }), 200, { "Content-Type": "text/plain; charset=utf-8" }));
+  app.get("/config", (c) => {
+    const masked = maskedConfig(config);
+    return c.text(stringify({ server: masked.server, logs: masked.logs }), 200, { "Content-Type": "text/plain; charset=utf-8" });
+  });
 }
