@@ -4,8 +4,8 @@ import { buildProgram } from "./cli/program.ts";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./cli/exit-codes.ts";
 
 /**
- * The real products' single-dash TLS flags (-server.http-tls-client-auth
- * and friends) are accepted as the matching --http-tls-* options, so
+ * The real products' single-dash flags (-server.http-tls-client-auth,
+ * -querier.max-concurrent and friends) are accepted as the matching -- options, so
  * operators' scripts keep working.
  */
 export function aliasLegacyFlags(argv: string[]): string[] {
@@ -14,12 +14,20 @@ export function aliasLegacyFlags(argv: string[]): string[] {
     "-server.http-tls-key-path": "--http-tls-key-path",
     "-server.http-tls-client-auth": "--http-tls-client-auth",
     "-server.http-tls-ca-path": "--http-tls-ca-path",
+    "-ingester.instance-limits.max-inflight-push-requests": "--max-inflight-push-requests",
+    "-querier.max-concurrent": "--querier-max-concurrent",
+  };
+  // a Go boolean flag: only its false form changes the default
+  const negations: Record<string, string> = {
+    "-ingester.stream-chunks-when-using-blocks": "--no-stream-chunks-when-using-blocks",
   };
   return argv.map((arg) => {
     const [name, value] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    const negation = negations[name];
+    if (negation) return value === "false" ? negation : [];
     const alias = names[name];
     return alias ? (value === undefined ? alias : `${alias}=${value}`) : arg;
-  });
+  }).flat();
 }
 
 export async function run(argv: string[] = process.argv): Promise<void> {

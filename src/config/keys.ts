@@ -31,6 +31,28 @@ function tlsKeys(block: string, flagPrefix: string, where: string): ConfigKey[] 
   ];
 }
 
+/** the metrics store's global default limits (metrics.limits.*), the spec's minimal defaults */
+function metricsLimitKeys(): ConfigKey[] {
+  const key = (name: string, kind: ConfigKey["kind"], def: number | string, description: string): ConfigKey =>
+    ({ path: `metrics.limits.${name}`, flag: `--metrics-${name.replace(/_/g, "-")} <${kind === "duration" ? "duration" : "n"}>`, kind, default: def, description });
+  return [
+    key("ingestion_rate", "number", 142857, "samples per second a tenant may push (token bucket rate)"),
+    key("ingestion_burst_size", "number", 142857, "samples a tenant may push at once (token bucket size)"),
+    { path: "metrics.limits.ingestion_rate_strategy", flag: "--metrics-ingestion-rate-strategy <strategy>", kind: "string", default: "global",
+      description: "global or local; one process, so both enforce the full rate" },
+    key("max_series_per_query", "number", 0, "series one query may fetch (0: no limit)"),
+    key("max_global_series_per_user", "number", 1000000, "active series per tenant (0: no limit)"),
+    key("max_global_series_per_metric", "number", 30000, "active series per metric name and tenant (0: no limit)"),
+    key("max_fetched_chunk_bytes_per_query", "number", 0, "chunk bytes one query may fetch (0: no limit)"),
+    key("max_label_names_per_series", "number", 30, "labels a series may have, its name included"),
+    key("max_label_name_length", "number", 1024, "longest label name accepted"),
+    key("max_label_value_length", "number", 2048, "longest label value accepted"),
+    key("creation_grace_period", "duration", "10m", "how far in the future a sample may be"),
+    key("ruler_max_rules_per_rule_group", "number", 20, "rules in one rule group (0: no limit)"),
+    key("ruler_max_rule_groups_per_tenant", "number", 70, "rule groups of one tenant (0: no limit)"),
+  ];
+}
+
 export const configKeys: readonly ConfigKey[] = [
   { path: "server.host", flag: "--host <host>", kind: "string", default: "127.0.0.1",
     description: "address every listener binds to" },
@@ -106,6 +128,30 @@ export const configKeys: readonly ConfigKey[] = [
     description: "run the metrics store (--no-metrics disables it)" },
   { path: "metrics.http_port", flag: "--metrics-port <port>", kind: "number", default: 9009,
     description: "port of the metrics store (0 picks a free port)" },
+  { path: "metrics.admin_token", flag: "--metrics-admin-token <token>", kind: "string", default: "",
+    description: "token of the metrics store tenant admin API (basic auth, empty user name); empty: one is generated on first boot, printed once and stored hashed",
+    secret: true },
+  { path: "metrics.cluster_name", flag: "--metrics-cluster-name <name>", kind: "string", default: "outpost",
+    description: "name of this metrics cluster; a tenant's cluster must name it" },
+  ...metricsLimitKeys(),
+  { path: "metrics.runtime_config_file", flag: "--metrics-runtime-config-file <file>", kind: "string", default: "",
+    description: "YAML file of per-tenant limit overrides (overrides: {<tenant>: {<limit>: value}}), re-read on a period" },
+  { path: "metrics.runtime_config_reload_period", flag: "--metrics-runtime-config-reload-period <duration>", kind: "duration", default: "10s",
+    description: "how often the metrics store re-reads its runtime config file" },
+  { path: "metrics.admin_limits_refresh_period", flag: "--metrics-admin-limits-refresh-period <duration>", kind: "duration", default: "1m",
+    description: "how often limits set through the tenant admin API are re-read; a change takes effect within this period" },
+  { path: "metrics.ingester.instance_limits.max_inflight_push_requests", flag: "--max-inflight-push-requests <n>", kind: "number", default: 0,
+    description: "pushes handled at once before more get 503 (0: unlimited; also -ingester.instance-limits.max-inflight-push-requests)" },
+  { path: "metrics.ingester_stream_chunks_when_using_blocks", flag: "--no-stream-chunks-when-using-blocks", kind: "boolean", default: true,
+    description: "stream chunks to queries; the max_fetched_chunk_bytes_per_query limit applies only while on (also -ingester.stream-chunks-when-using-blocks=false)" },
+  { path: "metrics.querier.max_concurrent", flag: "--querier-max-concurrent <n>", kind: "number", default: 8,
+    description: "queries evaluated at once by the metrics store; more wait (also -querier.max-concurrent)" },
+  { path: "metrics.active_series_idle_timeout", flag: "--metrics-active-series-idle-timeout <duration>", kind: "duration", default: "20m",
+    description: "a series with no sample for this long is no longer active (nor counted against series limits)" },
+  { path: "metrics.retention_period", flag: "--metrics-retention-period <duration>", kind: "duration", default: "0s",
+    description: "samples older than this are deleted (0s: kept forever)" },
+  { path: "metrics.ruler_evaluation_interval", flag: "--metrics-ruler-evaluation-interval <duration>", kind: "duration", default: "1m",
+    description: "evaluation interval of rule groups that name none" },
   { path: "security.admin_password", flag: "--admin-password <password>", kind: "string", default: "admin",
     description: "initial password of the built-in admin user; a warning is logged while it is the default",
     secret: true },

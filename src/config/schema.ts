@@ -17,6 +17,9 @@ const duration = type("string").pipe((s, ctx) => parseDuration(s) ?? ctx.error("
 
 const nonEmpty = type("string > 0").describe("a non-empty string");
 
+/** a whole number of things, 0 or more (0 often turns a limit off) */
+const count = type("number.integer >= 0").describe("a whole number");
+
 /** dskit's http_tls_config: server TLS, and which client certificates it asks for */
 export const CLIENT_AUTH_TYPES = ["NoClientCert", "RequestClientCert", "RequireAnyClientCert", "VerifyClientCertIfGiven", "RequireAndVerifyClientCert"] as const;
 const tlsConfig = {
@@ -79,6 +82,38 @@ export const configSchema = type({
   metrics: {
     enabled: "boolean",
     http_port: port,
+    admin_token: "string",
+    cluster_name: nonEmpty,
+    limits: {
+      ingestion_rate: count,
+      ingestion_burst_size: count,
+      ingestion_rate_strategy: "'global' | 'local'",
+      max_series_per_query: count,
+      max_global_series_per_user: count,
+      max_global_series_per_metric: count,
+      max_fetched_chunk_bytes_per_query: count,
+      max_label_names_per_series: count,
+      max_label_name_length: count,
+      max_label_value_length: count,
+      creation_grace_period: duration,
+      ruler_max_rules_per_rule_group: count,
+      ruler_max_rule_groups_per_tenant: count,
+    },
+    runtime_config_file: "string",
+    runtime_config_reload_period: duration,
+    admin_limits_refresh_period: duration,
+    ingester: {
+      instance_limits: {
+        max_inflight_push_requests: count,
+      },
+    },
+    ingester_stream_chunks_when_using_blocks: "boolean",
+    querier: {
+      max_concurrent: type("number.integer >= 1").describe("a positive whole number"),
+    },
+    active_series_idle_timeout: duration,
+    retention_period: duration,
+    ruler_evaluation_interval: duration,
   },
   security: {
     admin_password: nonEmpty,

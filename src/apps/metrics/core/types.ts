@@ -1,0 +1,54 @@
+// The shapes the metrics store's parts share: the head and storage answer
+// selects with them, PromQL evaluates over them, the ruler writes them back.
+import type { Config } from "../../../config/schema.ts";
+
+/** a series' labels, __name__ included */
+export type Labels = Record<string, string>;
+
+export type MatchType = "=" | "!=" | "=~" | "!~";
+
+/** one label matcher; regular expressions are fully anchored, as Prometheus's */
+export interface Matcher {
+  type: MatchType;
+  name: string;
+  value: string;
+}
+
+/** one series and its samples in a time range, oldest first; times in epoch ms */
+export interface SeriesSamples {
+  labels: Labels;
+  t: ArrayLike<number>;
+  v: ArrayLike<number>;
+}
+
+/** what PromQL reads: one tenant's data, with the query's limits applied */
+export interface SampleQuerier {
+  /**
+   * every series matching all matchers with its samples in [mint, maxt]
+   * (inclusive, ms); series with no sample in the range are left out. Limits
+   * (series per query, chunk bytes) throw ApiError 422 with the real product's message.
+   */
+  select(matchers: Matcher[], mint: number, maxt: number): Promise<SeriesSamples[]>;
+}
+
+/** one sample to store for a tenant, as the ruler writes recording rule results */
+export interface SampleToWrite {
+  labels: Labels;
+  t: number;
+  v: number;
+}
+
+export type MetricsLimits = Config["metrics"]["limits"];
+
+/** where a tenant's effective limits come from, first that applies wins */
+export type LimitsSourceName = "admin" | "runtime" | "defaults";
+
+export interface MetricsLimitsSource {
+  /** the effective limits of a tenant */
+  of(tenant: string): MetricsLimits;
+  /** which source those came from */
+  sourceOf(tenant: string): LimitsSourceName;
+}
+
+/** Prometheus's stale marker: a NaN with this exact bit pattern ends a series */
+export const STALE_NAN_BITS = 0x7ff0000000000002n;
