@@ -14,7 +14,7 @@ create table metrics_tenants (
 
 create table metrics_admin_token (
   id integer primary key default 1 check (id = 1),
-  -- bcrypt of the token; the token itself is never stored
+  -- SHA-256 of the token (hex); the token itself is never stored
   hash text not null,
   created_at timestamptz not null default now()
 );
