@@ -9,10 +9,12 @@ import type { ErrorRenderer } from "../../lib/http/base-app.ts";
 import { renderPrometheusError } from "../../lib/http/prometheus-errors.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
 
-const PROMETHEUS_API = /^(\/prometheus)?\/api\/v1\/(query|query_range|query_exemplars|series|labels|label\/|metadata|rules|alerts|status\/|format_query)/;
+const QUERY_API = /^(\/prometheus)?\/api\/v1\/(query|query_range|query_exemplars|series|labels|label\/|metadata|status\/|format_query)/;
+// without the prefix, /api/v1/rules is the ruler's legacy configuration API (plain text)
+const RULES_API = /^\/prometheus\/api\/v1\/(rules|alerts)/;
 
 export function isPrometheusApi(path: string): boolean {
-  return PROMETHEUS_API.test(path);
+  return QUERY_API.test(path) || RULES_API.test(path);
 }
 
 export const renderMetricsError: ErrorRenderer = (c: Context, error: ApiError) =>
