@@ -25,6 +25,8 @@ export interface RunningServer {
 export interface StartOptions {
   /** the clock, in epoch milliseconds; tests move it */
   now?: () => number;
+  /** where a generated metrics admin token is shown once (default: standard error) */
+  announce?: (text: string) => void;
 }
 
 export async function startOutpost(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
@@ -55,7 +57,11 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
         apps.push(["logs proxy", proxy.port, front.fetch]);
       }
     }
-    if (config.metrics.enabled) apps.push(["metrics", config.metrics.http_port, createMetricsApp(deps).fetch]);
+    if (config.metrics.enabled) {
+      const metrics = await createMetricsApp({ ...deps, ...options });
+      closers.push(metrics.close);
+      apps.push(["metrics", config.metrics.http_port, metrics.app.fetch]);
+    }
     for (const [name, port, fetch] of apps) {
       listeners.push([name, await listen(fetch, { host: config.server.host, port, tls: tlsOf(name) })]);
     }

@@ -9,6 +9,8 @@ import { startOutpost, type RunningServer } from "../../src/server.ts";
 export interface TestServer extends RunningServer {
   /** structured log records written so far (JSON-parsed) */
   logs: Array<Record<string, unknown>>;
+  /** what was shown once on standard error (the generated metrics admin token) */
+  announced: string[];
 }
 
 export interface TestClock {
@@ -39,8 +41,9 @@ export async function startTestServer(flags: Record<string, unknown> = {}, clock
     format: "json",
     write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>),
   });
-  const server = await startOutpost(config, logger, clock ? { now: clock.now } : {});
-  return Object.assign(server, { logs });
+  const announced: string[] = [];
+  const server = await startOutpost(config, logger, { ...(clock ? { now: clock.now } : {}), announce: (text) => announced.push(text) });
+  return Object.assign(server, { logs, announced });
 }
 
 /**

@@ -1,11 +1,9 @@
 // Graceful shutdown: in-flight requests finish, /ready turns 503, and the
 // drain is bounded by the shutdown timeout.
 import { describe, expect, it } from "vitest";
-import { createMetricsApp } from "../../src/apps/metrics/app.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import type { Database } from "../../src/db/open.ts";
 import { createBaseApp } from "../../src/lib/http/base-app.ts";
 import { renderPrometheusError } from "../../src/lib/http/prometheus-errors.ts";
+import { createStoreApp } from "../../src/lib/http/store-app.ts";
 import { createLifecycle } from "../../src/lib/lifecycle.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { listen } from "../../src/platform/listen.ts";
@@ -60,7 +58,7 @@ describe("graceful shutdown", () => {
 
   it("GET /ready while stopping -> 503 not ready", async () => {
     const lifecycle = createLifecycle();
-    const app = createMetricsApp({ config: loadConfig(), db: {} as Database, logger: silentLogger, lifecycle });
+    const app = createStoreApp({ service: "metrics", logger: silentLogger, lifecycle, maxBodyBytes: 1024 });
     expect((await app.request("/ready")).status).toBe(503); // starting
     lifecycle.markReady();
     expect(await (await app.request("/ready")).text()).toBe("ready\n");

@@ -1,25 +1,137 @@
 // The metrics store listener (:9009): Prometheus remote write, the tenant
-// admin API, rules and queries; each tenant is named by X-Scope-OrgID.
+// admin API, per-tenant limits, rules and queries; each tenant is named by
+// X-Scope-OrgID. Errors are plain text or Prometheus JSON, per route family
+// (render-error.ts).
+import { join } from "node:path";
 import type { Hono } from "hono";
 import type { Config } from "../../config/schema.ts";
 import type { Database } from "../../db/open.ts";
+import { ApiError } from "../../lib/errors.ts";
 import { createStoreApp } from "../../lib/http/store-app.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
+import { createSemaphore } from "../../lib/semaphore.ts";
+import { createTokenBuckets } from "../../lib/token-bucket.ts";
+import { ensureAdminToken } from "./core/admin-token.ts";
+import { ingest, type IngestDeps } from "./core/ingest.ts";
+import { createMetricsLimits } from "./core/limits.ts";
+import { createMetricsStoreMetrics } from "./core/metrics.ts";
+import { evaluateInstantVector, parsePromQL } from "./core/promql/index.ts";
+import { startMetricsRetention } from "./core/retention.ts";
+import { createRuler } from "./core/rules/evaluator.ts";
+import { newBudget, openMetricsStore } from "./core/store.ts";
+import { openMetricsTenants } from "./core/tenants.ts";
+import type { SampleToWrite } from "./core/types.ts";
+import { renderMetricsError } from "./render-error.ts";
+import { registerAdminApi } from "./routes/admin.ts";
+import { registerLimitsRoutes } from "./routes/limits.ts";
+import { registerPush } from "./routes/push.ts";
+import { registerQueries } from "./routes/query.ts";
+import { registerRuleRoutes } from "./routes/rules.ts";
+import { registerStatus } from "./routes/status.ts";
 
 export interface MetricsDeps {
   config: Config;
   db: Database;
   logger: Logger;
   lifecycle: Lifecycle;
+  now?: () => number;
+  /** where a generated admin token is shown once (default: standard error, never the log) */
+  announce?: (text: string) => void;
 }
 
-export function createMetricsApp(deps: MetricsDeps): Hono {
+export interface MetricsApp {
+  app: Hono;
+  /** writes what is in memory to the database and stops background work */
+  close(): Promise<void>;
+}
+
+export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
+  const { config } = deps;
+  const m = config.metrics;
+  const now = deps.now ?? (() => Date.now());
+  const logger = deps.logger.child({ service: "metrics" });
+  const pg = deps.db.pg;
   const app = createStoreApp({
     service: "metrics",
     logger: deps.logger,
     lifecycle: deps.lifecycle,
-    maxBodyBytes: deps.config.server.max_request_body_size,
+    maxBodyBytes: config.server.max_request_body_size,
+    render: renderMetricsError,
   });
-  return app;
+
+  const adminToken = await ensureAdminToken({
+    pg,
+    configured: m.admin_token,
+    announce: deps.announce ?? ((text) => process.stderr.write(`${text}\n`)),
+  });
+  const tenants = await openMetricsTenants({ pg, config: m, logger });
+  const limits = createMetricsLimits({ config: m, tenants, logger });
+  await limits.reload();
+  const store = await openMetricsStore({ pg, logger, walDir: deps.db.dataDir ? join(deps.db.dataDir, "metrics-wal") : undefined, now });
+  const sweep = () => {
+    for (const t of store.tenants()) store.peek(t)?.sweepIdle(now(), m.active_series_idle_timeout);
+  };
+  const metrics = createMetricsStoreMetrics(store, sweep);
+  const ingestDeps: IngestDeps = { store, limits, buckets: createTokenBuckets(now), counters: metrics, now, idleTimeout: m.active_series_idle_timeout };
+
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    await next();
+    metrics.observeRequest(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
+  });
+  registerStatus(app, config, metrics);
+  registerAdminApi(app, { tenants, adminToken, defaults: m.limits });
+  registerLimitsRoutes(app, { limits, gate: tenants });
+  registerPush(app, { ...ingestDeps, gate: tenants, maxInflight: m.ingester.instance_limits.max_inflight_push_requests });
+  registerQueries(app, {
+    store, limits, gate: tenants, now,
+    concurrency: createSemaphore(m.querier.max_concurrent),
+    chunkBytesLimit: m.ingester_stream_chunks_when_using_blocks,
+  });
+
+  const querierOf = (tenant: string) => {
+    const l = limits.of(tenant);
+    return store.querier(tenant, newBudget(l.max_series_per_query, m.ingester_stream_chunks_when_using_blocks ? l.max_fetched_chunk_bytes_per_query : 0));
+  };
+  const ruler = await createRuler({
+    pg,
+    engine: {
+      validate: (expr) => void parsePromQL(expr),
+      instant: (tenant, expr, t) => evaluateInstantVector(querierOf(tenant), expr, t),
+    },
+    write: async (tenant: string, samples: SampleToWrite[]) => {
+      const request = {
+        timeseries: samples.map((s) => ({
+          labels: Object.entries(s.labels).map(([name, value]) => ({ name, value })),
+          samples: [{ value: s.v, timestampMs: s.t }],
+          exemplars: 0,
+          histograms: 0,
+        })),
+        metadata: [],
+      };
+      const result = ingest(ingestDeps, tenant, request);
+      if (result.status !== 200) throw new ApiError(result.status, result.message ?? "");
+    },
+    limits,
+    logger,
+    now,
+    defaultInterval: m.ruler_evaluation_interval,
+  });
+  registerRuleRoutes(app, ruler, tenants);
+  const retention = startMetricsRetention({ store, retention: m.retention_period, logger, now });
+  const idleSweep = setInterval(sweep, 60_000);
+  (idleSweep as { unref?: () => void }).unref?.();
+
+  return {
+    app,
+    async close() {
+      clearInterval(idleSweep);
+      retention.stop();
+      await ruler.close();
+      limits.close();
+      tenants.close();
+      await store.close();
+    },
+  };
 }

@@ -1,16 +1,28 @@
 // Per-tenant limits: the global defaults from the config, overridden per
 // tenant by the runtime config file (overrides: {<tenant>: {<limit>: value}}),
 // which is re-read on a period; a bad file keeps the last good overrides.
-import { readFile } from "node:fs/promises";
-import { parse as parseYaml } from "yaml";
 import type { Config } from "../../../config/schema.ts";
 import type { Logger } from "../../../lib/logger.ts";
-import { parseDuration, parseSize } from "../../../lib/units.ts";
+import {
+  createRuntimeOverrides,
+  durationValue,
+  floatValue,
+  parseOverrides as parseRuntimeOverrides,
+  sizeValue,
+  type Converters,
+} from "../../../lib/runtime-overrides.ts";
 
 export type Limits = Config["logs"]["limits"];
 
-const SIZES = new Set(["max_line_size"]);
-const DURATIONS = new Set(["reject_old_samples_max_age", "max_query_length", "retention_period"]);
+/** values written with units in the file, as in the config file; rates in MiB/s may be fractions */
+const CONVERTERS: Converters<Limits> = {
+  ingestion_rate_mb: floatValue,
+  ingestion_burst_size_mb: floatValue,
+  max_line_size: sizeValue,
+  reject_old_samples_max_age: durationValue,
+  max_query_length: durationValue,
+  retention_period: durationValue,
+};
 
 export interface LimitsSource {
   of(tenant: string): Limits;
@@ -19,57 +31,39 @@ export interface LimitsSource {
   close(): void;
 }
 
-/** one tenant's overrides, converted like the config file's values; unknown keys or bad values throw */
+/** every tenant's overrides, converted like the config file's values; unknown keys or bad values throw */
 export function parseOverrides(raw: unknown, defaults: Limits): Map<string, Partial<Limits>> {
-  const out = new Map<string, Partial<Limits>>();
-  const overrides = (raw as { overrides?: unknown } | null)?.overrides;
-  if (overrides === undefined || overrides === null) return out;
-  if (typeof overrides !== "object" || Array.isArray(overrides)) throw new Error("overrides must be a map of tenant to limits");
-  for (const [tenant, limits] of Object.entries(overrides)) {
-    if (!limits || typeof limits !== "object") throw new Error(`overrides.${tenant} must be a map of limits`);
-    const parsed: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(limits)) {
-      if (!(name in defaults)) throw new Error(`overrides.${tenant}.${name} is not a limit (known: ${Object.keys(defaults).join(", ")})`);
-      const expected = typeof defaults[name as keyof Limits];
-      let v: unknown = value;
-      if (SIZES.has(name)) v = typeof value === "number" ? value : parseSize(String(value));
-      else if (DURATIONS.has(name)) v = parseDuration(String(value));
-      if (v === undefined || v === null || typeof v !== expected || (typeof v === "number" && (!Number.isFinite(v) || v < 0))) {
-        throw new Error(`overrides.${tenant}.${name}: ${JSON.stringify(value)} is not a valid value`);
-      }
-      parsed[name] = v;
-    }
-    out.set(tenant, parsed as Partial<Limits>);
-  }
-  return out;
+  return parseRuntimeOverrides(raw, defaults, CONVERTERS);
 }
 
 export function createLimits(config: Config["logs"], logger: Logger): LimitsSource {
   const defaults = config.limits;
-  let overrides = new Map<string, Partial<Limits>>();
+  const overrides = createRuntimeOverrides({
+    file: config.runtime_config_file,
+    periodMs: config.runtime_config_reload_period,
+    defaults,
+    converters: CONVERTERS,
+    logger,
+    what: "log store",
+  });
   const cache = new Map<string, Limits>();
-  const file = config.runtime_config_file;
-  const reload = async () => {
-    if (!file) return;
-    try {
-      overrides = parseOverrides(parseYaml(await readFile(file, "utf8")), defaults);
-      cache.clear();
-    } catch (err) {
-      logger.warn("log store runtime config not applied; keeping the last good overrides", { file, err: (err as Error).message });
-    }
-  };
-  const timer = file ? setInterval(() => void reload(), config.runtime_config_reload_period) : undefined;
-  (timer as { unref?: () => void } | undefined)?.unref?.();
+  let cachedVersion = overrides.version;
   return {
     of(tenant) {
+      const own = overrides.get(tenant);
+      if (!own) return defaults;
+      if (cachedVersion !== overrides.version) {
+        cache.clear();
+        cachedVersion = overrides.version;
+      }
       let l = cache.get(tenant);
       if (!l) {
-        l = { ...defaults, ...overrides.get(tenant) };
+        l = { ...defaults, ...own };
         cache.set(tenant, l);
       }
       return l;
     },
-    reload,
-    close: () => clearInterval(timer),
+    reload: overrides.reload,
+    close: overrides.close,
   };
 }

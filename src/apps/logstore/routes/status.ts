@@ -4,22 +4,10 @@
 import type { Hono } from "hono";
 import { stringify } from "yaml";
 import type { Config } from "../../../config/schema.ts";
-import { configKeys } from "../../../config/keys.ts";
+import { maskedConfig } from "../../../config/masked.ts";
 import { runtimeVersion } from "../../../platform/runtime.ts";
 import { COMMIT, VERSION } from "../../../version.ts";
 import type { LogStoreMetrics } from "../core/metrics.ts";
-
-/** the config with every secret key's value replaced */
-export function maskedConfig(config: Config): Record<string, unknown> {
-  const copy = structuredClone(config) as Record<string, unknown>;
-  for (const key of configKeys.filter((k) => k.secret)) {
-    const path = key.path.split(".");
-    let at: Record<string, unknown> | undefined = copy;
-    for (const p of path.slice(0, -1)) at = at?.[p] as Record<string, unknown> | undefined;
-    if (at && path.at(-1)! in at) at[path.at(-1)!] = "********";
-  }
-  return copy;
-}
 
 export function registerStatus(app: Hono, config: Config, metrics: LogStoreMetrics): void {
   app.get("/metrics", async (c) => c.text(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType }));

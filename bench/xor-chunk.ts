@@ -1,0 +1,100 @@
+// Micro-benchmark of the XOR chunk codec: encode and decode 10,000 chunks of
+// 120 samples of a realistic counter (15 s scrapes, incrementing values).
+//   bun bench/xor-chunk.ts            (CHUNKS=…, ROUNDS=… to change the size)
+// Two timestamp shapes: every scrape jittered by up to ±25 ms, and timestamps
+// as Prometheus ≥ 2.34 writes them (jitter within 2 ms snapped to the interval,
+// so most deltas of delta are 0, with an occasional late scrape).
+import { decodeXorChunk, encodeXorChunk, XorAppender } from "../src/apps/metrics/core/xor-chunk.ts";
+
+const CHUNKS = Number(process.env.CHUNKS ?? 10_000);
+const SAMPLES = 120;
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const STEP = 15_000;
+
+/** seeded PRNG (mulberry32) so runs compare */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Data {
+  t: Float64Array[];
+  v: Float64Array[];
+}
+
+function makeData(shape: "jitter" | "aligned"): Data {
+  const r = rng(42);
+  const t: Float64Array[] = [];
+  const v: Float64Array[] = [];
+  for (let c = 0; c < CHUNKS; c++) {
+    const ts = new Float64Array(SAMPLES);
+    const vs = new Float64Array(SAMPLES);
+    const start = 1_700_000_000_000 + c * 7_919;
+    // a counter: a per-series rate, Poisson-ish increments around it
+    const rate = Math.floor(r() * 200);
+    let value = Math.floor(r() * 1e6);
+    for (let i = 0; i < SAMPLES; i++) {
+      let jitter = 0;
+      if (shape === "jitter") jitter = Math.round((r() - 0.5) * 50);
+      else if (r() < 0.05) jitter = 3 + Math.floor(r() * 20); // a late scrape, not snapped
+      ts[i] = start + i * STEP + jitter;
+      value += Math.max(0, Math.round(rate * (0.5 + r())));
+      vs[i] = value;
+    }
+    t.push(ts);
+    v.push(vs);
+  }
+  return { t, v };
+}
+
+function run(shape: "jitter" | "aligned"): void {
+  const data = makeData(shape);
+  const samples = CHUNKS * SAMPLES;
+  const chunks: Uint8Array[] = new Array(CHUNKS);
+  let best = { enc: Infinity, app: Infinity, dec: Infinity };
+  let sink = 0;
+  for (let round = 0; round <= ROUNDS; round++) {
+    // round 0 warms the JIT up and is not counted
+    let t0 = performance.now();
+    for (let c = 0; c < CHUNKS; c++) chunks[c] = encodeXorChunk(data.t[c]!, data.v[c]!);
+    const enc = performance.now() - t0;
+
+    t0 = performance.now();
+    for (let c = 0; c < CHUNKS; c++) {
+      const a = new XorAppender();
+      const ts = data.t[c]!;
+      const vs = data.v[c]!;
+      for (let i = 0; i < SAMPLES; i++) a.append(ts[i]!, vs[i]!);
+      sink += a.byteLength;
+    }
+    const app = performance.now() - t0;
+
+    t0 = performance.now();
+    for (let c = 0; c < CHUNKS; c++) sink += decodeXorChunk(chunks[c]!).t.length;
+    const dec = performance.now() - t0;
+    if (round > 0) best = { enc: Math.min(best.enc, enc), app: Math.min(best.app, app), dec: Math.min(best.dec, dec) };
+  }
+  // check the round trip once, outside the timing
+  for (let c = 0; c < CHUNKS; c += 97) {
+    const d = decodeXorChunk(chunks[c]!);
+    for (let i = 0; i < SAMPLES; i++)
+      if (d.t[i] !== data.t[c]![i] || d.v[i] !== data.v[c]![i]) throw new Error(`round trip failed: chunk ${c} sample ${i}`);
+  }
+  const bytes = chunks.reduce((s, b) => s + b.length, 0);
+  const ns = (ms: number) => ((ms * 1e6) / samples).toFixed(1).padStart(6);
+  console.log(
+    `${shape.padEnd(8)} encode ${ns(best.enc)} ns/sample   append ${ns(best.app)} ns/sample   decode ${ns(best.dec)} ns/sample   ` +
+      `${(bytes / samples).toFixed(3)} bytes/sample (${(bytes / CHUNKS).toFixed(1)} bytes/chunk)` +
+      (sink < 0 ? "" : ""),
+  );
+}
+
+const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.version}`;
+console.log(`XOR chunks: ${CHUNKS} chunks × ${SAMPLES} samples, best of ${ROUNDS} rounds, ${runtime}`);
+run("jitter");
+run("aligned");

@@ -1,0 +1,268 @@
+// One tenant's in-memory head (DESIGN: metrics core): the series index
+// (label set -> series, postings by label pair), active-series counts per
+// tenant and per metric, and each series' recent samples: an open chunk of
+// plain arrays, cut into XOR chunks every CHUNK_SAMPLES samples, kept until
+// they are written to the database.
+import { compileMatcher, matchesLabels } from "./matchers.ts";
+import type { Labels, Matcher } from "./types.ts";
+import { encodeXorChunk } from "./xor-chunk.ts";
+
+export const CHUNK_SAMPLES = 120;
+
+export interface ClosedChunk {
+  minT: number;
+  maxT: number;
+  samples: number;
+  data: Uint8Array;
+}
+
+export interface HeadSeries {
+  readonly id: number;
+  readonly labels: Labels;
+  readonly metric: string;
+  readonly key: string;
+  /** the open chunk: samples not yet encoded */
+  t: number[];
+  v: number[];
+  /** wall-clock time the open chunk got its first sample */
+  openedAt: number;
+  /** encoded chunks not yet in the database */
+  closed: ClosedChunk[];
+  /** newest sample (-Infinity before the first) */
+  lastT: number;
+  lastV: number;
+  /** oldest sample known, in the head or the database (Infinity before the first) */
+  firstT: number;
+  /** newest sample already in the database (-Infinity when none) */
+  persistedMaxT: number;
+  /** whether the series row is in the database */
+  persisted: boolean;
+  /** wall-clock time of the last append */
+  lastSeen: number;
+  active: boolean;
+  /** write-ahead segment holding the oldest sample not in the database (0: none) */
+  walSegment: number;
+}
+
+export type AppendResult = "ok" | "duplicate" | "out_of_order" | "new_value";
+
+/** the index key of a label set whose names are sorted */
+export function seriesKey(sorted: ReadonlyArray<{ name: string; value: string }>): string {
+  let key = "";
+  for (const l of sorted) key += `${l.name}\u00ff${l.value}\u00ff`;
+  return key;
+}
+
+export class TenantHead {
+  readonly tenant: string;
+  readonly byKey = new Map<string, HeadSeries>();
+  readonly byId = new Map<number, HeadSeries>();
+  /** label name -> value -> ids ascending */
+  private postings = new Map<string, Map<string, number[]>>();
+  private allIds: number[] = [];
+  private nextId = 1;
+  activeCount = 0;
+  readonly activeByMetric = new Map<string, number>();
+  /** newest sample of the tenant: the head accepts nothing older than an hour before it */
+  maxT = -Infinity;
+  /** metric metadata from remote write (type, help, unit), by metric family */
+  readonly metadata = new Map<string, { type: string; help: string; unit: string }>();
+  private lastSweep = 0;
+
+  constructor(tenant: string) {
+    this.tenant = tenant;
+  }
+
+  get seriesCount(): number {
+    return this.byId.size;
+  }
+
+  /** adds a series (from the database, a replay or a push); ids are given when known */
+  addSeries(labels: Labels, key: string, id?: number): HeadSeries {
+    const sid = id ?? this.nextId;
+    if (sid >= this.nextId) this.nextId = sid + 1;
+    const s: HeadSeries = {
+      id: sid, labels, metric: labels.__name__ ?? "", key,
+      t: [], v: [], openedAt: 0, closed: [],
+      lastT: -Infinity, lastV: 0, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
+      lastSeen: 0, active: false, walSegment: 0,
+    };
+    this.byKey.set(key, s);
+    this.byId.set(sid, s);
+    // ids only grow, so appending keeps every postings list sorted
+    if (this.allIds.length && this.allIds[this.allIds.length - 1]! > sid) {
+      insertSorted(this.allIds, sid);
+      for (const [name, value] of Object.entries(labels)) insertSorted(this.postingsOf(name, value), sid);
+    } else {
+      this.allIds.push(sid);
+      for (const [name, value] of Object.entries(labels)) this.postingsOf(name, value).push(sid);
+    }
+    return s;
+  }
+
+  private postingsOf(name: string, value: string): number[] {
+    let values = this.postings.get(name);
+    if (!values) this.postings.set(name, (values = new Map()));
+    let ids = values.get(value);
+    if (!ids) values.set(value, (ids = []));
+    return ids;
+  }
+
+  /** marks a series active (counting it) */
+  activate(s: HeadSeries, now: number): void {
+    s.lastSeen = now;
+    if (s.active) return;
+    s.active = true;
+    this.activeCount++;
+    this.activeByMetric.set(s.metric, (this.activeByMetric.get(s.metric) ?? 0) + 1);
+  }
+
+  /** series idle longer than the timeout stop being active; at most once a second unless forced */
+  sweepIdle(now: number, idleTimeout: number, force = false): void {
+    if (!force && now - this.lastSweep < 1000) return;
+    this.lastSweep = now;
+    const cutoff = now - idleTimeout;
+    for (const s of this.byId.values()) {
+      if (s.active && s.lastSeen < cutoff) {
+        s.active = false;
+        this.activeCount--;
+        const n = (this.activeByMetric.get(s.metric) ?? 1) - 1;
+        if (n > 0) this.activeByMetric.set(s.metric, n);
+        else this.activeByMetric.delete(s.metric);
+      }
+    }
+  }
+
+  /** appends one sample; Prometheus's rules for order and duplicates */
+  append(s: HeadSeries, t: number, v: number, now: number): AppendResult {
+    if (t <= s.lastT) {
+      if (t < s.lastT) return "out_of_order";
+      return sameBits(v, s.lastV) ? "duplicate" : "new_value";
+    }
+    if (s.t.length === 0) s.openedAt = now;
+    s.t.push(t);
+    s.v.push(v);
+    s.lastT = t;
+    s.lastV = v;
+    if (t < s.firstT) s.firstT = t;
+    if (t > this.maxT) this.maxT = t;
+    if (s.t.length >= CHUNK_SAMPLES) cutChunk(s);
+    return "ok";
+  }
+
+  /** the series matching every matcher, ascending by id */
+  select(matchers: readonly Matcher[]): HeadSeries[] {
+    const compiled = matchers.map(compileMatcher);
+    let candidates: number[] | undefined;
+    const rest = [];
+    for (const m of compiled) {
+      let ids: number[] | undefined;
+      if (m.type === "=" && m.value !== "") ids = this.postings.get(m.name)?.get(m.value) ?? [];
+      else if (m.type === "=~" && !m.test("")) {
+        const values = this.postings.get(m.name);
+        const lists: number[][] = [];
+        if (values) for (const [value, list] of values) if (m.test(value)) lists.push(list);
+        ids = union(lists);
+      }
+      if (ids) candidates = candidates ? intersect(candidates, ids) : ids;
+      else rest.push(m);
+      if (candidates && candidates.length === 0) return [];
+    }
+    const out: HeadSeries[] = [];
+    for (const id of candidates ?? this.allIds) {
+      const s = this.byId.get(id);
+      if (s && (rest.length === 0 || matchesLabels(rest, s.labels))) out.push(s);
+    }
+    return out;
+  }
+
+  labelNames(): string[] {
+    return [...this.postings.keys()];
+  }
+
+  labelValues(name: string): string[] {
+    return [...(this.postings.get(name)?.keys() ?? [])];
+  }
+
+  /** forgets series (retention): the postings are rebuilt without them */
+  removeSeries(ids: ReadonlySet<number>): void {
+    if (ids.size === 0) return;
+    for (const id of ids) {
+      const s = this.byId.get(id);
+      if (!s) continue;
+      if (s.active) {
+        s.active = false;
+        this.activeCount--;
+        const n = (this.activeByMetric.get(s.metric) ?? 1) - 1;
+        if (n > 0) this.activeByMetric.set(s.metric, n);
+        else this.activeByMetric.delete(s.metric);
+      }
+      this.byId.delete(id);
+      this.byKey.delete(s.key);
+    }
+    this.allIds = this.allIds.filter((id) => !ids.has(id));
+    for (const [name, values] of this.postings) {
+      for (const [value, list] of values) {
+        const kept = list.filter((id) => !ids.has(id));
+        if (kept.length) values.set(value, kept);
+        else values.delete(value);
+      }
+      if (values.size === 0) this.postings.delete(name);
+    }
+  }
+}
+
+/** encodes the open chunk into a closed one */
+export function cutChunk(s: HeadSeries): void {
+  const n = s.t.length;
+  if (n === 0) return;
+  s.closed.push({ minT: s.t[0]!, maxT: s.t[n - 1]!, samples: n, data: encodeXorChunk(s.t, s.v, n) });
+  s.t = [];
+  s.v = [];
+}
+
+const bits = new Float64Array(2);
+const words = new Uint32Array(bits.buffer);
+/** equal as stored bits (NaN equals NaN of the same payload, as Prometheus compares) */
+function sameBits(a: number, b: number): boolean {
+  if (a === b) return !(a === 0 && 1 / a !== 1 / b);
+  bits[0] = a;
+  bits[1] = b;
+  return words[0] === words[2] && words[1] === words[3];
+}
+
+function intersect(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      out.push(x);
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return out;
+}
+
+function union(lists: number[][]): number[] {
+  if (lists.length === 0) return [];
+  if (lists.length === 1) return lists[0]!;
+  const all = new Set<number>();
+  for (const l of lists) for (const id of l) all.add(id);
+  return [...all].sort((a, b) => a - b);
+}
+
+function insertSorted(list: number[], id: number): void {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  if (list[lo] !== id) list.splice(lo, 0, id);
+}

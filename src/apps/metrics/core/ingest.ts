@@ -1,0 +1,170 @@
+// The write path of one push (reference §7), in Mimir's order: validate each
+// series (a bad one is dropped whole), take the request's cost from the
+// tenant's token bucket, then append to the head under the series limits
+// and the ordering rules. What was accepted is in the write-ahead log before
+// the answer; the first error, if any, is the answer (400 after a partial
+// ingest, 429 for the rate limit, which refuses the whole request).
+import type { TokenBuckets } from "../../../lib/token-bucket.ts";
+import { seriesKey, type AppendResult, type HeadSeries, type TenantHead } from "./head.ts";
+import { encodeWriteRequest, type LabelPair, type WriteRequest, type WriteSeries } from "./remote-write.ts";
+import type { MetricsStore } from "./store.ts";
+import type { MetricsLimitsSource } from "./types.ts";
+import { futureSampleProblem, seriesText, validateLabels } from "./validate.ts";
+
+export interface IngestCounters {
+  received(tenant: string, samples: number): void;
+  discarded(tenant: string, reason: string, samples: number): void;
+  ingested(tenant: string, samples: number): void;
+}
+
+export interface IngestDeps {
+  store: MetricsStore;
+  limits: MetricsLimitsSource;
+  buckets: TokenBuckets;
+  counters: IngestCounters;
+  now: () => number;
+  /** a series with no sample for this long is not active (ms) */
+  idleTimeout: number;
+}
+
+export interface IngestResult {
+  status: 200 | 400 | 429;
+  message?: string;
+}
+
+/** a time as Go's RFC 3339 with nanoseconds writes it (trailing zeros trimmed), for ingester messages */
+function goTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.?0*Z$/, "Z");
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * Ingests a decoded push. `raw` is the request's own body (snappy protobuf):
+ * when everything was accepted it is what the write-ahead log keeps.
+ */
+export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, raw?: Uint8Array): IngestResult {
+  const limits = deps.limits.of(tenant);
+  const now = deps.now();
+  let firstError: string | undefined;
+  let rejected = false;
+  const fail = (reason: string, samples: number, message: string) => {
+    rejected = true;
+    if (samples) deps.counters.discarded(tenant, reason, samples);
+    firstError ??= message;
+  };
+
+  let total = 0;
+  for (const ts of request.timeseries) total += ts.samples.length;
+  deps.counters.received(tenant, total);
+
+  // distributor: validation
+  const valid: WriteSeries[] = [];
+  let validSamples = 0;
+  for (const ts of request.timeseries) {
+    if (ts.samples.length === 0) continue;
+    const problem = validateLabels(ts.labels, limits) ?? firstFuture(ts, now, limits);
+    if (problem) {
+      fail(problem.reason, ts.samples.length, problem.message);
+      continue;
+    }
+    valid.push(ts);
+    validSamples += ts.samples.length;
+  }
+  const metadata = request.metadata.length;
+  const cost = validSamples + metadata;
+  if (cost > 0 && !deps.buckets.allow(tenant, cost, limits.ingestion_rate, limits.ingestion_burst_size)) {
+    if (validSamples) deps.counters.discarded(tenant, "rate_limited", validSamples);
+    return {
+      status: 429,
+      message: `ingestion rate limit (${limits.ingestion_rate}) exceeded while adding ${validSamples} samples and ${metadata} metadata`,
+    };
+  }
+
+  const head = deps.store.head(tenant);
+  for (const m of request.metadata) {
+    if (m.metricFamilyName) head.metadata.set(m.metricFamilyName, { type: METRIC_TYPES[m.type] ?? "unknown", help: m.help, unit: m.unit });
+  }
+
+  // ingester: series limits and appends
+  const segment = deps.store.walSegment();
+  const accepted: WriteSeries[] = [];
+  let appended = 0;
+  for (const ts of valid) {
+    const key = seriesKey(ts.labels);
+    let s = head.byKey.get(key);
+    if (!s || !s.active) {
+      const refused = seriesLimitProblem(head, s, ts.labels, limits, now, deps.idleTimeout);
+      if (refused) {
+        fail(refused.reason, ts.samples.length, refused.message);
+        continue;
+      }
+    }
+    const kept: WriteSeries["samples"] = [];
+    for (const sample of ts.samples) {
+      const t = sample.timestampMs;
+      // the head accepts nothing older than an hour before the tenant's newest sample
+      let result: AppendResult | "too_old" = "too_old";
+      if (t >= head.maxT - HOUR) {
+        // a series is created by its first sample that can be appended
+        s ??= head.addSeries(Object.fromEntries(ts.labels.map((l) => [l.name, l.value])), key);
+        result = head.append(s, t, sample.value, now);
+      }
+      if (result === "ok") {
+        kept.push(sample);
+        continue;
+      }
+      if (result === "duplicate") continue;
+      const [reason, text, id] = SAMPLE_ERRORS[result];
+      fail(reason, 1, `failed pushing to ingester outpost: user=${tenant}: ${text} (err-mimir-${id}). The affected sample has timestamp ${goTime(t)} and is from series ${seriesText(ts.labels)}`);
+    }
+    if (s && kept.length) {
+      head.activate(s, now);
+      if (s.walSegment === 0) s.walSegment = segment;
+      appended += kept.length;
+      accepted.push(kept.length === ts.samples.length ? ts : { ...ts, samples: kept });
+    }
+  }
+  if (appended) {
+    deps.store.logWrite(tenant, !rejected && raw && accepted.length === request.timeseries.length ? raw : encodeWriteRequest({ timeseries: accepted }));
+    deps.counters.ingested(tenant, appended);
+  }
+  return firstError === undefined ? { status: 200 } : { status: 400, message: firstError };
+}
+
+function firstFuture(ts: WriteSeries, now: number, limits: Parameters<typeof futureSampleProblem>[2]) {
+  for (const s of ts.samples) {
+    const p = futureSampleProblem(s.timestampMs, now, limits, ts.labels);
+    if (p) return p;
+  }
+  return undefined;
+}
+
+const SAMPLE_ERRORS = {
+  out_of_order: ["sample-out-of-order", "the sample has been rejected because another sample with a more recent timestamp has already been ingested and out-of-order samples are not allowed", "sample-out-of-order"],
+  new_value: ["new-value-for-timestamp", "the sample has been rejected because another sample with the same timestamp, but a different value, has already been ingested", "sample-duplicate-timestamp"],
+  too_old: ["sample-too-old", "the sample has been rejected because its timestamp is too old", "sample-timestamp-too-old"],
+} as const;
+
+const METRIC_TYPES = ["unknown", "counter", "gauge", "histogram", "gaugehistogram", "summary", "info", "stateset"];
+
+/** the spec's series limit messages; a series that becomes active again needs a free slot too */
+function seriesLimitProblem(head: TenantHead, existing: HeadSeries | undefined, labels: LabelPair[], limits: { max_global_series_per_user: number; max_global_series_per_metric: number }, now: number, idle: number) {
+  const perUser = limits.max_global_series_per_user;
+  const perMetric = limits.max_global_series_per_metric;
+  const metric = existing?.metric ?? labels.find((l) => l.name === "__name__")?.value ?? "";
+  const over = () =>
+    perUser > 0 && head.activeCount >= perUser ? "user" : perMetric > 0 && (head.activeByMetric.get(metric) ?? 0) >= perMetric ? "metric" : undefined;
+  let which = over();
+  if (which) {
+    head.sweepIdle(now, idle);
+    which = over();
+  }
+  if (which === "user") {
+    return { reason: "per_user_series_limit", message: `per-user series limit of ${perUser} exceeded, please contact administrator to raise it (per-ingester local limit: ${perUser})` };
+  }
+  if (which === "metric") {
+    return { reason: "per_metric_series_limit", message: `per-metric series limit of ${perMetric} exceeded, please contact administrator to raise it (per-ingester local limit: ${perMetric})` };
+  }
+  return undefined;
+}

@@ -1,0 +1,56 @@
+// The metrics store's own metrics (GET /metrics), with prom-client, named as
+// Mimir names them: samples received and ingested per tenant, discarded
+// samples by reason, active and in-memory series, request durations.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { IngestCounters } from "./ingest.ts";
+import type { MetricsStore } from "./store.ts";
+
+export interface MetricsStoreMetrics extends IngestCounters {
+  registry: Registry;
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function createMetricsStoreMetrics(store: MetricsStore, sweep: () => void): MetricsStoreMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "svc_metrics_" });
+  const received = new Counter({ name: "cortex_distributor_received_samples_total", help: "The total number of received samples, by tenant.", labelNames: ["user"], registers: [registry] });
+  const ingested = new Counter({ name: "cortex_ingester_ingested_samples_total", help: "The total number of samples ingested, by tenant.", labelNames: ["user"], registers: [registry] });
+  const discarded = new Counter({ name: "cortex_discarded_samples_total", help: "The total number of samples that were discarded.", labelNames: ["reason", "user"], registers: [registry] });
+  new Gauge({
+    name: "cortex_ingester_active_series",
+    help: "Number of currently active series per user.",
+    labelNames: ["user"],
+    registers: [registry],
+    collect() {
+      sweep();
+      this.reset();
+      for (const tenant of store.tenants()) this.set({ user: tenant }, store.peek(tenant)?.activeCount ?? 0);
+    },
+  });
+  new Gauge({
+    name: "cortex_ingester_memory_series",
+    help: "The current number of series in memory.",
+    registers: [registry],
+    collect() {
+      let n = 0;
+      for (const tenant of store.tenants()) n += store.peek(tenant)?.seriesCount ?? 0;
+      this.set(n);
+    },
+  });
+  const duration = new Histogram({
+    name: "cortex_request_duration_seconds",
+    help: "Time (in seconds) spent serving HTTP requests.",
+    labelNames: ["method", "route", "status_code"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  return {
+    registry,
+    received: (user, n) => received.inc({ user }, n),
+    ingested: (user, n) => ingested.inc({ user }, n),
+    discarded: (user, reason, n) => discarded.inc({ reason, user }, n),
+    observeRequest(method, route, status, seconds) {
+      duration.observe({ method, route, status_code: String(status) }, seconds);
+    },
+  };
+}

@@ -1,0 +1,306 @@
+// The metrics store's storage engine: a head per tenant in memory (head.ts),
+// XOR chunks written to PGlite in batches, and a write-ahead log holding every
+// acknowledged push until its samples are in the database. On start, the
+// series index is loaded from the database and the log is replayed.
+import type { PGlite } from "@electric-sql/pglite";
+import { ApiError } from "../../../lib/errors.ts";
+import type { Logger } from "../../../lib/logger.ts";
+import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
+import { cutChunk, seriesKey, TenantHead, type HeadSeries } from "./head.ts";
+import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
+import type { Labels, Matcher, SampleQuerier, SeriesSamples } from "./types.ts";
+import { decodeXorChunk } from "./xor-chunk.ts";
+
+export interface MetricsStoreOptions {
+  pg: PGlite;
+  logger: Logger;
+  /** where the write-ahead log lives; none keeps everything in memory only */
+  walDir?: string;
+  now: () => number;
+  /** how often closed chunks are written to the database (ms) */
+  flushInterval?: number;
+  /** an open chunk older than this is cut and written even if not full (ms) */
+  chunkMaxAge?: number;
+}
+
+/** what one query may fetch; exceeding either is a 422 */
+export interface QueryBudget {
+  maxSeries: number;
+  maxChunkBytes: number;
+  series: number;
+  chunkBytes: number;
+}
+
+export const newBudget = (maxSeries: number, maxChunkBytes: number): QueryBudget => ({ maxSeries, maxChunkBytes, series: 0, chunkBytes: 0 });
+
+export interface MetricsStore {
+  /** the tenant's head, created on first use */
+  head(tenant: string): TenantHead;
+  peek(tenant: string): TenantHead | undefined;
+  tenants(): string[];
+  /** the segment the next write-ahead record goes to (rotating first when the segment is full) */
+  walSegment(): number;
+  /** appends a record (a snappy WriteRequest of what was accepted) before the push is acknowledged */
+  logWrite(tenant: string, body: Uint8Array): void;
+  querier(tenant: string, budget: QueryBudget): SampleQuerier;
+  /** writes closed (and, with `all`, open) chunks to the database */
+  flush(all?: boolean): Promise<void>;
+  /** deletes chunks whose newest sample is older than `cutoff` (ms), and series left with nothing */
+  deleteBefore(cutoff: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+const FLUSH_BATCH = 2000;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const seriesLimitError = (limit: number) =>
+  new ApiError(422, `the query hit the max number of series limit (limit: ${limit} series)`);
+export const chunkBytesLimitError = (limit: number) =>
+  new ApiError(422, `the query hit the aggregated chunks size limit (limit: ${limit} bytes)`);
+
+export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsStore> {
+  const heads = new Map<string, TenantHead>();
+  const head = (tenant: string) => {
+    let h = heads.get(tenant);
+    if (!h) heads.set(tenant, (h = new TenantHead(tenant)));
+    return h;
+  };
+  await loadIndex(o.pg, head);
+
+  let wal: SegmentWal | undefined;
+  if (o.walDir) {
+    const replayed = replay(readSegments(o.walDir), head, o.now());
+    if (replayed) o.logger.info("metrics store write-ahead log replayed", { records: replayed });
+  }
+  let flushing: Promise<void> | undefined;
+  const flush = (all = false) => {
+    const run = async () => {
+      if (flushing) await flushing.catch(() => {});
+      await flushHeads(o.pg, heads.values(), all, o.now(), o.chunkMaxAge ?? 30 * 60_000);
+      if (wal) {
+        let oldest = wal.segment;
+        for (const h of heads.values()) for (const s of h.byId.values()) if (s.walSegment && s.walSegment < oldest) oldest = s.walSegment;
+        wal.truncateBefore(oldest);
+      }
+    };
+    const p = run();
+    flushing = p;
+    return p;
+  };
+  if (o.walDir) {
+    // what was replayed goes to the database now, so the old segments can go
+    await flush(true);
+    wal = openSegmentWal(o.walDir);
+    wal.truncateBefore(wal.segment);
+  }
+  const timer = setInterval(() => {
+    flush().catch((err: unknown) => o.logger.error("writing metrics chunks failed; retrying", { err: String(err) }));
+  }, o.flushInterval ?? 10_000);
+  (timer as { unref?: () => void }).unref?.();
+
+  return {
+    head,
+    peek: (tenant) => heads.get(tenant),
+    tenants: () => [...heads.keys()],
+    walSegment: () => (wal ? wal.maybeRotate() : 1),
+    logWrite(tenant, body) {
+      if (!wal) return;
+      const name = encoder.encode(tenant);
+      const payload = new Uint8Array(2 + name.length + body.length);
+      payload[0] = name.length >> 8;
+      payload[1] = name.length & 0xff;
+      payload.set(name, 2);
+      payload.set(body, 2 + name.length);
+      wal.append(payload);
+    },
+    querier: (tenant, budget) => createQuerier(o.pg, heads.get(tenant), tenant, budget),
+    flush,
+    async deleteBefore(cutoff) {
+      await flushing?.catch(() => {});
+      const deleted = await o.pg.query("delete from metrics_chunks where max_t < $1", [cutoff]);
+      const remaining = await o.pg.query<{ tenant: string; series_id: number }>("select distinct tenant, series_id from metrics_chunks");
+      const kept = new Set(remaining.rows.map((r) => `${r.tenant}\u0000${r.series_id}`));
+      for (const [tenant, h] of heads) {
+        const gone = new Set<number>();
+        for (const s of h.byId.values()) {
+          if (s.firstT < cutoff) s.firstT = cutoff;
+          if (s.persistedMaxT < cutoff) s.persistedMaxT = -Infinity;
+          const inHead = s.t.length > 0 || s.closed.length > 0;
+          if (!inHead && !s.active && !kept.has(`${tenant}\u0000${s.id}`)) gone.add(s.id);
+        }
+        if (gone.size) {
+          await o.pg.query("delete from metrics_series where tenant = $1 and id = any($2::int[])", [tenant, [...gone]]);
+          h.removeSeries(gone);
+        }
+      }
+      return deleted.affectedRows ?? 0;
+    },
+    async close() {
+      clearInterval(timer);
+      await flush(true);
+      // everything is in the database: no segment is needed any more
+      wal?.clear();
+    },
+  };
+}
+
+async function loadIndex(pg: PGlite, head: (tenant: string) => TenantHead): Promise<void> {
+  const series = await pg.query<{ tenant: string; id: number; labels: Labels }>("select tenant, id, labels from metrics_series order by tenant, id");
+  for (const r of series.rows) {
+    const names = Object.keys(r.labels).sort();
+    const key = seriesKey(names.map((name) => ({ name, value: r.labels[name]! })));
+    head(r.tenant).addSeries(r.labels, key, r.id);
+  }
+  const spans = await pg.query<{ tenant: string; series_id: number; min_t: string; max_t: string }>(
+    "select tenant, series_id, min(min_t)::text as min_t, max(max_t)::text as max_t from metrics_chunks group by tenant, series_id",
+  );
+  for (const r of spans.rows) {
+    const h = head(r.tenant);
+    const s = h.byId.get(r.series_id);
+    if (!s) continue;
+    s.firstT = Number(r.min_t);
+    s.persistedMaxT = s.lastT = Number(r.max_t);
+    if (s.lastT > h.maxT) h.maxT = s.lastT;
+  }
+}
+
+/** re-applies logged pushes past what the database holds; every one was accepted when logged */
+function replay(records: Uint8Array[], head: (tenant: string) => TenantHead, now: number): number {
+  for (const payload of records) {
+    const len = (payload[0]! << 8) | payload[1]!;
+    const tenant = decoder.decode(payload.subarray(2, 2 + len));
+    const request = decodeWriteRequest(uncompressBody(payload.subarray(2 + len)));
+    const h = head(tenant);
+    for (const ts of request.timeseries) {
+      const labels = [...ts.labels].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const key = seriesKey(labels);
+      const s = h.byKey.get(key) ?? h.addSeries(Object.fromEntries(labels.map((l) => [l.name, l.value])), key);
+      for (const sample of ts.samples) {
+        if (sample.timestampMs <= s.persistedMaxT) continue;
+        if (h.append(s, sample.timestampMs, sample.value, now) === "ok") h.activate(s, now);
+      }
+    }
+  }
+  return records.length;
+}
+
+interface PendingChunk {
+  tenant: string;
+  series: HeadSeries;
+  index: number;
+}
+
+async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean, now: number, maxAge: number): Promise<void> {
+  const chunks: PendingChunk[] = [];
+  const newSeries: Array<{ tenant: string; s: HeadSeries }> = [];
+  for (const h of heads) {
+    for (const s of h.byId.values()) {
+      if (s.t.length && (all || now - s.openedAt >= maxAge)) cutChunk(s);
+      if (s.closed.length === 0) continue;
+      if (!s.persisted) newSeries.push({ tenant: h.tenant, s });
+      for (let i = 0; i < s.closed.length; i++) chunks.push({ tenant: h.tenant, series: s, index: i });
+    }
+  }
+  if (chunks.length === 0) return;
+  await pg.transaction(async (tx) => {
+    for (let i = 0; i < newSeries.length; i += FLUSH_BATCH) {
+      const batch = newSeries.slice(i, i + FLUSH_BATCH);
+      await tx.query(
+        "insert into metrics_series (tenant, id, labels) select * from unnest($1::text[], $2::int[], $3::jsonb[]) on conflict do nothing",
+        [batch.map((b) => b.tenant), batch.map((b) => b.s.id), batch.map((b) => JSON.stringify(b.s.labels))],
+      );
+    }
+    for (let i = 0; i < chunks.length; i += FLUSH_BATCH) {
+      const batch = chunks.slice(i, i + FLUSH_BATCH).map((c) => ({ c, chunk: c.series.closed[c.index]! }));
+      // bytea travels as hex text: PGlite serialises bytea[] parameters slowly
+      await tx.query(
+        `insert into metrics_chunks (tenant, series_id, min_t, max_t, samples, data)
+         select * from unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[], $5::int[], $6::text[]::bytea[]) on conflict do nothing`,
+        [
+          batch.map((b) => b.c.tenant),
+          batch.map((b) => b.c.series.id),
+          batch.map((b) => b.chunk.minT),
+          batch.map((b) => b.chunk.maxT),
+          batch.map((b) => b.chunk.samples),
+          batch.map((b) => `\\x${Buffer.from(b.chunk.data.buffer, b.chunk.data.byteOffset, b.chunk.data.byteLength).toString("hex")}`),
+        ],
+      );
+    }
+  });
+  // the flushed chunks are the first ones of each series (new ones are only ever appended)
+  const flushed = new Map<HeadSeries, number>();
+  for (const c of chunks) flushed.set(c.series, Math.max(flushed.get(c.series) ?? 0, c.index + 1));
+  for (const { s } of newSeries) s.persisted = true;
+  for (const [s, n] of flushed) {
+    for (const chunk of s.closed.slice(0, n)) if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
+    s.closed.splice(0, n);
+    if (s.closed.length === 0 && s.t.length === 0) s.walSegment = 0;
+  }
+}
+
+function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, budget: QueryBudget): SampleQuerier {
+  return {
+    async select(matchers: Matcher[], mint: number, maxt: number): Promise<SeriesSamples[]> {
+      if (!h) return [];
+      const matched = h.select(matchers).filter((s) => s.firstT <= maxt && s.lastT >= mint);
+      budget.series += matched.length;
+      if (budget.maxSeries > 0 && budget.series > budget.maxSeries) throw seriesLimitError(budget.maxSeries);
+      // snapshot the head part first: a flush may move it to the database meanwhile (duplicates are skipped below)
+      const headParts = matched.map((s) => ({
+        closed: s.closed.filter((c) => c.maxT >= mint && c.minT <= maxt),
+        t: s.t.slice(),
+        v: s.v.slice(),
+      }));
+      const fromDb = new Map<number, Uint8Array[]>();
+      const inDb = matched.filter((s) => s.persistedMaxT >= mint).map((s) => s.id);
+      if (inDb.length) {
+        const rows = await pg.query<{ series_id: number; data: Uint8Array }>(
+          "select series_id, data from metrics_chunks where tenant = $1 and series_id = any($2::int[]) and max_t >= $3 and min_t <= $4 order by series_id, min_t",
+          [tenant, inDb, mint, maxt],
+        );
+        for (const r of rows.rows) {
+          budget.chunkBytes += r.data.length;
+          let list = fromDb.get(r.series_id);
+          if (!list) fromDb.set(r.series_id, (list = []));
+          list.push(r.data);
+        }
+      }
+      for (const part of headParts) {
+        for (const c of part.closed) budget.chunkBytes += c.data.length;
+        // the open chunk is held as plain numbers: 16 bytes a sample
+        budget.chunkBytes += part.t.length * 16;
+      }
+      if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
+
+      const out: SeriesSamples[] = [];
+      matched.forEach((s, i) => {
+        const t: number[] = [];
+        const v: number[] = [];
+        let last = -Infinity;
+        const take = (ts: ArrayLike<number>, vs: ArrayLike<number>) => {
+          for (let j = 0; j < ts.length; j++) {
+            const x = ts[j]!;
+            if (x < mint || x <= last) continue;
+            if (x > maxt) break;
+            t.push(x);
+            v.push(vs[j]!);
+            last = x;
+          }
+        };
+        for (const data of fromDb.get(s.id) ?? []) {
+          const d = decodeXorChunk(data);
+          take(d.t, d.v);
+        }
+        const part = headParts[i]!;
+        for (const c of part.closed) {
+          const d = decodeXorChunk(c.data);
+          take(d.t, d.v);
+        }
+        take(part.t, part.v);
+        if (t.length) out.push({ labels: s.labels, t, v });
+      });
+      return out;
+    },
+  };
+}

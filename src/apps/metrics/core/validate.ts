@@ -1,0 +1,91 @@
+// The distributor's series validation (reference §7), with Mimir's messages
+// and discard reasons: a series failing it is dropped whole, the rest of the
+// request is still ingested, and the first error is the 400 answer.
+import type { MetricsLimits } from "./types.ts";
+import type { LabelPair } from "./remote-write.ts";
+
+export interface SeriesProblem {
+  /** cortex_discarded_samples_total reason */
+  reason: string;
+  message: string;
+}
+
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+export const isValidMetricName = (name: string) => METRIC_NAME.test(name);
+export const isValidLabelName = (name: string) => LABEL_NAME.test(name);
+
+const limitHint = (flag: string) => `To adjust the related per-tenant limit, configure -${flag}, or contact your service administrator.`;
+
+/** Prometheus's text form of a label set: {__name__="up", job="a"}, cut at 200 characters as Mimir cuts it */
+export function seriesText(labels: readonly LabelPair[]): string {
+  const text = `{${labels.map((l) => `${l.name}=${JSON.stringify(l.value)}`).join(", ")}}`;
+  return text.length > 200 ? text.slice(0, 200) : text;
+}
+
+/** a series in Prometheus's metric{labels} form, for ingester messages */
+export function metricText(labels: readonly LabelPair[]): string {
+  const name = labels.find((l) => l.name === "__name__")?.value ?? "";
+  const rest = labels.filter((l) => l.name !== "__name__").map((l) => `${l.name}=${JSON.stringify(l.value)}`);
+  return `${name}{${rest.join(", ")}}`;
+}
+
+const byName = (a: LabelPair, b: LabelPair) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Sorts the labels in place (as the distributor does before validating) and
+ * checks them in Mimir's order; undefined when the series is valid.
+ */
+export function validateLabels(labels: LabelPair[], limits: MetricsLimits): SeriesProblem | undefined {
+  labels.sort(byName);
+  const name = labels.find((l) => l.name === "__name__")?.value;
+  if (name === undefined || name === "") {
+    return { reason: "missing_metric_name", message: "received series has no metric name (err-mimir-missing-metric-name)" };
+  }
+  if (!isValidMetricName(name)) {
+    return { reason: "metric_name_invalid", message: `received a series with invalid metric name: '${name}' (err-mimir-metric-name-invalid)` };
+  }
+  const max = limits.max_label_names_per_series;
+  if (max > 0 && labels.length > max) {
+    return {
+      reason: "max_label_names_per_series",
+      message: `received a series whose number of labels exceeds the limit (actual: ${labels.length}, limit: ${max}) series: '${seriesText(labels)}' (err-mimir-max-label-names-per-series). ${limitHint("validation.max-label-names-per-series")}`,
+    };
+  }
+  let previous = "";
+  for (const l of labels) {
+    if (l.name !== "__name__" && !isValidLabelName(l.name)) {
+      return { reason: "label_invalid", message: `received a series with an invalid label: '${l.name}' series: '${seriesText(labels)}' (err-mimir-label-invalid)` };
+    }
+    if (limits.max_label_name_length > 0 && l.name.length > limits.max_label_name_length) {
+      return {
+        reason: "label_name_too_long",
+        message: `received a series whose label name length exceeds the limit, label: '${l.name}' series: '${seriesText(labels)}' (err-mimir-label-name-too-long). ${limitHint("validation.max-length-label-name")}`,
+      };
+    }
+    if (limits.max_label_value_length > 0 && l.value.length > limits.max_label_value_length) {
+      return {
+        reason: "label_value_too_long",
+        message: `received a series whose label value length exceeds the limit, label: '${l.name}', value: '${l.value.slice(0, 200)}' (truncated) series: '${seriesText(labels)}' (err-mimir-label-value-too-long). ${limitHint("validation.max-length-label-value")}`,
+      };
+    }
+    if (l.value.includes("\uFFFD")) {
+      return { reason: "label_value_invalid", message: `received a series with invalid value in label '${l.name}': '${l.value}' metric: '${name}' (err-mimir-label-value-invalid)` };
+    }
+    if (l.name === previous) {
+      return { reason: "duplicate_label_names", message: `received a series with duplicate label name, label: '${l.name}' series: '${seriesText(labels)}' (err-mimir-duplicate-label-names)` };
+    }
+    previous = l.name;
+  }
+  return undefined;
+}
+
+/** a sample later than now + creation_grace_period is refused */
+export function futureSampleProblem(t: number, now: number, limits: MetricsLimits, labels: readonly LabelPair[]): SeriesProblem | undefined {
+  if (t <= now + limits.creation_grace_period) return undefined;
+  return {
+    reason: "too_far_in_future",
+    message: `received a sample whose timestamp is too far in the future, timestamp: ${t} series: '${metricText(labels)}' (err-mimir-too-far-in-future). ${limitHint("validation.create-grace-period")}`,
+  };
+}

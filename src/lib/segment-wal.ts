@@ -1,0 +1,100 @@
+// A write-ahead log of opaque records: each record is appended (and written
+// through to the file, one write per record) before the push it carries is
+// acknowledged, so what was acknowledged survives a crash of the process.
+// Records live in numbered segment files; a segment is deleted once its
+// owner has everything in it stored elsewhere.
+//
+// Record: [u32 length][i32 crc32 of payload][payload]
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import CRC32 from "crc-32";
+
+export interface SegmentWal {
+  /** the segment new records go to */
+  readonly segment: number;
+  append(payload: Uint8Array): void;
+  /** starts a new segment when the current one is large; returns the segment in use */
+  maybeRotate(): number;
+  /** deletes segments below `segment` (never the one in use) */
+  truncateBefore(segment: number): void;
+  /** segments on disk, oldest first */
+  segments(): number[];
+  close(): void;
+  /** closes the log and deletes every segment (its owner has stored everything) */
+  clear(): void;
+}
+
+const DEFAULT_SEGMENT_BYTES = 32 * 1024 * 1024;
+const name = (n: number) => `${String(n).padStart(8, "0")}.wal`;
+
+/** every intact record on disk, in order; a torn tail (a crash mid-write) ends the read */
+export function readSegments(dir: string): Uint8Array[] {
+  if (!existsSync(dir)) return [];
+  const out: Uint8Array[] = [];
+  for (const file of listSegments(dir)) {
+    const buf = readFileSync(join(dir, name(file)));
+    let at = 0;
+    while (at + 8 <= buf.length) {
+      const len = buf.readUInt32LE(at);
+      const crc = buf.readInt32LE(at + 4);
+      if (at + 8 + len > buf.length) break;
+      const payload = buf.subarray(at + 8, at + 8 + len);
+      if (CRC32.buf(payload) !== crc) break;
+      out.push(payload);
+      at += 8 + len;
+    }
+  }
+  return out;
+}
+
+function listSegments(dir: string): number[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{8}\.wal$/.test(f))
+    .map((f) => Number(f.slice(0, 8)))
+    .sort((a, b) => a - b);
+}
+
+export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES): SegmentWal {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const existing = listSegments(dir);
+  let segment = (existing.at(-1) ?? 0) + 1;
+  let fd = openSync(join(dir, name(segment)), "a", 0o600);
+  let size = 0;
+  return {
+    get segment() {
+      return segment;
+    },
+    append(payload) {
+      // one write: a crash leaves a whole record or a torn tail readSegments skips
+      const buf = Buffer.allocUnsafe(8 + payload.length);
+      buf.writeUInt32LE(payload.length, 0);
+      buf.writeInt32LE(CRC32.buf(payload), 4);
+      buf.set(payload, 8);
+      let written = 0;
+      while (written < buf.length) written += writeSync(fd, buf, written);
+      size += buf.length;
+    },
+    maybeRotate() {
+      if (size < segmentBytes) return segment;
+      closeSync(fd);
+      segment++;
+      fd = openSync(join(dir, name(segment)), "a", 0o600);
+      size = 0;
+      return segment;
+    },
+    truncateBefore(keep) {
+      for (const s of listSegments(dir)) if (s < keep && s !== segment) rmSync(join(dir, name(s)), { force: true });
+    },
+    segments: () => listSegments(dir),
+    close() {
+      closeSync(fd);
+      // an empty segment carries nothing
+      const path = join(dir, name(segment));
+      if (existsSync(path) && statSync(path).size === 0) rmSync(path, { force: true });
+    },
+    clear() {
+      closeSync(fd);
+      for (const s of listSegments(dir)) rmSync(join(dir, name(s)), { force: true });
+    },
+  };
+}
