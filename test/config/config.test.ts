@@ -63,9 +63,9 @@ describe("configuration", () => {
   });
 
   it("an unknown key is refused, listing the keys its block accepts", () => {
-    const path = file("unknown.yaml", "metrics:\n  http_port: 9009\n  colour: blue\n");
+    const path = file("unknown.yaml", "metrics:\n  querier:\n    max_concurrent: 4\n    colour: blue\n");
     expect(problemsOf(() => loadConfig({ file: path }))).toEqual([
-      `metrics.colour (in ${path}): unknown key; metrics accepts enabled, http_port`,
+      `metrics.querier.colour (in ${path}): unknown key; metrics.querier accepts max_concurrent`,
     ]);
   });
 

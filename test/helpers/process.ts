@@ -1,6 +1,11 @@
 // Runs Outpost as a child process (compiled binary, Node bundle, or source
 // under Bun/Deno) and reads the listener addresses it prints.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+import { bunBin, repoRoot } from "./paths.ts";
 
 export interface Child {
   process: ChildProcess;
@@ -67,3 +72,24 @@ export function runToExit(command: string, args: string[], options: { cwd?: stri
 }
 
 export const freePortArgs = ["--http-port", "0", "--logs-port", "0", "--metrics-port", "0"];
+
+/**
+ * Runs the source under Bun on one data dir, as many times as a test starts
+ * it (restarts, crashes); every child is killed and the dir removed after
+ * the enclosing block.
+ */
+export function useDataDirServer(prefix: string): { start(): Promise<Child> } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const children: Child[] = [];
+  afterAll(async () => {
+    for (const c of children) await c.stop("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    async start() {
+      const child = await startChild(bunBin, [join(repoRoot, "src", "main.ts"), "serve", "--data-dir", join(dir, "data"), ...freePortArgs], { cwd: dir, timeoutMs: 60_000 });
+      children.push(child);
+      return child;
+    },
+  };
+}

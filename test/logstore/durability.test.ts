@@ -1,29 +1,15 @@
 // Acknowledged entries survive kill -9 (the write-ahead log) and a clean
 // restart (chunks), with the server run as a separate process on a data dir.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { applyRetention } from "../../src/apps/logstore/core/retention.ts";
 import { openLogStore } from "../../src/apps/logstore/core/store.ts";
-import { bunBin, repoRoot } from "../helpers/paths.ts";
-import { freePortArgs, startChild, type Child } from "../helpers/process.ts";
+import { useDataDirServer } from "../helpers/process.ts";
 import { logClient, nsAgo } from "./helpers.ts";
 
 describe("log store durability", () => {
-  const dir = mkdtempSync(join(tmpdir(), "outpost-logs-"));
-  const children: Child[] = [];
-  afterAll(async () => {
-    for (const c of children) await c.stop("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const start = async () => {
-    const child = await startChild(bunBin, [join(repoRoot, "src", "main.ts"), "serve", "--data-dir", join(dir, "data"), ...freePortArgs], { cwd: dir, timeoutMs: 60_000 });
-    children.push(child);
-    return child;
-  };
+  const { start } = useDataDirServer("outpost-logs-");
   const lines = async (base: string) =>
     (await logClient(base).get("/svc/api/v1/query_range", "durable", { query: '{app="d"}', direction: "forward", limit: "5000" })).body.data.result
       .flatMap((s: { values: string[][] }) => s.values.map((v) => v[1]));

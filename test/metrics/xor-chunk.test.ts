@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeXorChunk, encodeXorChunk, MAX_XOR_CHUNK_SAMPLES, XorAppender, xorChunkSamples } from "../../src/apps/metrics/core/xor-chunk.ts";
+import { decodeXorChunk, decodeXorChunkInto, encodeXorChunk, MAX_XOR_CHUNK_SAMPLES, XorAppender, xorChunkSamples } from "../../src/apps/metrics/core/xor-chunk.ts";
 
 // Values are compared as bit patterns: JavaScriptCore (bun test) canonicalises a
 // NaN read out of a typed array, so NaN payloads are set and checked through
@@ -314,6 +314,21 @@ describe("XOR chunk", () => {
     expect(hex(encodeXorChunk(t, plain, 3))).toBe(hex(encodeXorChunk(t.slice(0, 3), plain.slice(0, 3))));
   });
 
+  it("decodes several chunks into one pair of arrays", () => {
+    const a = encodeXorChunk([1000, 2000, 3000], valuesFromBits([F(1), STALE, F(2)]));
+    const b = encodeXorChunk([4000], [5]);
+    const c = encodeXorChunk([5000, 6000], [-0, 7]);
+    const t = new Float64Array(8);
+    const v = new Float64Array(8);
+    let at = 1;
+    for (const chunk of [a, b, encodeXorChunk([], []), c]) at += decodeXorChunkInto(chunk, t, v, at);
+    expect(at).toBe(7);
+    expect(Array.from(t)).toEqual([0, 1000, 2000, 3000, 4000, 5000, 6000, 0]);
+    expect(bitsOf(v)).toEqual([0n, F(1), STALE, F(2), F(5), F(-0), F(7), 0n]);
+    expect(() => decodeXorChunkInto(a, t, v, 6)).toThrow(RangeError);
+    expect(() => decodeXorChunkInto(a, new Float64Array(3), new Float64Array(2))).toThrow(RangeError);
+  });
+
   it("handles empty, single-sample and two-sample chunks", () => {
     const empty = encodeXorChunk([], []);
     expect(Array.from(empty)).toEqual([0, 0]);
@@ -365,7 +380,7 @@ describe("XOR chunk", () => {
     }
     // bytes() is a copy
     const b = a.bytes();
-    b[5] ^= 0xff;
+    b[5] = b[5]! ^ 0xff;
     expect(hex(a.bytes())).toBe(hex(encodeXorChunk(t, vf)));
 
     // append(t, number) writes the same as the bits for ordinary numbers

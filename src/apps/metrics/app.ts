@@ -25,7 +25,7 @@ import type { SampleToWrite } from "./core/types.ts";
 import { renderMetricsError } from "./render-error.ts";
 import { registerAdminApi } from "./routes/admin.ts";
 import { registerLimitsRoutes } from "./routes/limits.ts";
-import { registerPush } from "./routes/push.ts";
+import { inflightPushLimit, registerPush } from "./routes/push.ts";
 import { registerQueries } from "./routes/query.ts";
 import { registerRuleRoutes } from "./routes/rules.ts";
 import { registerStatus } from "./routes/status.ts";
@@ -58,6 +58,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     lifecycle: deps.lifecycle,
     maxBodyBytes: config.server.max_request_body_size,
     render: renderMetricsError,
+    early: [inflightPushLimit(m.ingester.instance_limits.max_inflight_push_requests)],
   });
 
   const adminToken = await ensureAdminToken({
@@ -83,7 +84,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   registerStatus(app, config, metrics);
   registerAdminApi(app, { tenants, adminToken, defaults: m.limits });
   registerLimitsRoutes(app, { limits, gate: tenants });
-  registerPush(app, { ...ingestDeps, gate: tenants, maxInflight: m.ingester.instance_limits.max_inflight_push_requests });
+  registerPush(app, { ...ingestDeps, gate: tenants });
   registerQueries(app, {
     store, limits, gate: tenants, now,
     concurrency: createSemaphore(m.querier.max_concurrent),

@@ -1,7 +1,7 @@
 // What all three listeners share: request logging, in-flight accounting for
 // graceful shutdown, the body size limit and error rendering. Each app passes
 // its own renderer so the body has its family's shape (DESIGN rule 4).
-import { Hono, type Context } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "../errors.ts";
 import { jsonTextProblem } from "../json-safety.ts";
@@ -17,6 +17,8 @@ export interface BaseAppOptions {
   render: ErrorRenderer;
   /** who the request is for, logged with it: {org} or {tenant} */
   subjectOf?: (c: Context) => LogFields;
+  /** middleware that runs before the body is read (the body limit buffers chunked bodies) */
+  early?: MiddlewareHandler[];
 }
 
 export function createBaseApp(options: BaseAppOptions): Hono {
@@ -47,6 +49,8 @@ export function createBaseApp(options: BaseAppOptions): Hono {
     if (/%00/i.test(c.req.url)) throw new ApiError(400, "bad request data: the URL must not contain NUL characters");
     await next();
   });
+
+  for (const m of options.early ?? []) app.use(m);
 
   app.use(
     bodyLimit({

@@ -1,7 +1,7 @@
 // The common base of the log store and metrics store listeners: their real
 // counterparts (Loki, Mimir) share the dskit server, so they share this too:
 // Prometheus-style error bodies, the tenant in each request log line, /ready.
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import type { Lifecycle } from "../lifecycle.ts";
 import type { Logger } from "../logger.ts";
 import { createBaseApp, type ErrorRenderer } from "./base-app.ts";
@@ -15,6 +15,8 @@ export interface StoreAppOptions {
   maxBodyBytes: number;
   /** the error body (default: Prometheus-style JSON) */
   render?: ErrorRenderer;
+  /** middleware that runs before the body is read */
+  early?: MiddlewareHandler[];
 }
 
 export function createStoreApp(options: StoreAppOptions): Hono {
@@ -24,6 +26,7 @@ export function createStoreApp(options: StoreAppOptions): Hono {
     maxBodyBytes: options.maxBodyBytes,
     render: options.render ?? renderPrometheusError,
     subjectOf: (c) => ({ tenant: c.req.header("X-Scope-OrgID") }),
+    early: options.early,
   });
   registerReady(app, options.lifecycle);
   return app;

@@ -2,7 +2,7 @@
 // the runtime file re-read without a restart, a bad file kept out, the admin
 // limits re-read from the database on their refresh period, and the two
 // endpoints that show limits.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -12,6 +12,11 @@ import { startAdminApp, waitFor, type AdminApp } from "./helpers.ts";
 const BASE = "/admin/api/v2/tenants";
 const dir = mkdtempSync(join(tmpdir(), "outpost-metrics-runtime-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** replaces the file at once, so a reload never reads it half-written */
+const writeFile = (path: string, text: string) => {
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+};
 
 const userLimits = async (t: AdminApp, tenant: string) => {
   const r = await t.app.request("/api/v1/user_limits", { headers: { "X-Scope-OrgID": tenant } });
@@ -21,7 +26,7 @@ const userLimits = async (t: AdminApp, tenant: string) => {
 
 describe("metrics store limits: sources and the runtime file", () => {
   const file = join(dir, "runtime.yaml");
-  writeFileSync(
+  writeFile(
     file,
     ["overrides:", "  team-a:", "    ingestion_rate: 350000", "    creation_grace_period: 1h", "  team-b:", "    max_global_series_per_user: 300000", ""].join("\n"),
   );
@@ -89,7 +94,7 @@ describe("metrics store limits: sources and the runtime file", () => {
   });
 
   it("a change of the file is picked up within the reload period, without a restart", async () => {
-    writeFileSync(file, "overrides:\n  team-a:\n    ingestion_rate: 1000\n  team-c:\n    ingestion_burst_size: 42\n");
+    writeFile(file, "overrides:\n  team-a:\n    ingestion_rate: 1000\n  team-c:\n    ingestion_burst_size: 42\n");
     expect(await waitFor(() => t.limits.of("team-a").ingestion_rate === 1000)).toBe(true);
     expect(t.limits.of("team-a").creation_grace_period).toBe(t.config.metrics.limits.creation_grace_period);
     expect(t.limits.sourceOf("team-b")).toBe("defaults");
@@ -97,18 +102,18 @@ describe("metrics store limits: sources and the runtime file", () => {
   });
 
   it("a bad file keeps the last good overrides and the log says why", async () => {
-    writeFileSync(file, "overrides:\n  team-a:\n    ingestion_rate: 1\n    no_such_limit: 3\n");
+    writeFile(file, "overrides:\n  team-a:\n    ingestion_rate: 1\n    no_such_limit: 3\n");
     const logged = () => t.logs.some((l) => l.level === "warn" && String(l.err ?? "").includes("overrides.team-a.no_such_limit is not a limit"));
     expect(await waitFor(logged)).toBe(true); 
     expect(t.limits.of("team-a").ingestion_rate).toBe(1000);
 
-    writeFileSync(file, "overrides:\n  team-a:\n    max_global_series_per_user: 1.5\n");
+    writeFile(file, "overrides:\n  team-a:\n    max_global_series_per_user: 1.5\n");
     expect(await waitFor(() => t.logs.some((l) => String(l.err ?? "").includes("overrides.team-a.max_global_series_per_user: 1.5 is not a valid value")))).toBe(true);
-    writeFileSync(file, "overrides:\n  team-a:\n    creation_grace_period: soon\n");
-    expect(await waitFor(() => t.logs.some((l) => String(l.err ?? "").includes("creation_grace_period")))).toBe(true);
-    writeFileSync(file, "overrides: [not, a, map\n");
-    console.log(JSON.stringify(t.logs.filter((l) => l.level === "warn"), null, 1));
-    expect(await waitFor(() => t.logs.filter((l) => l.level === "warn").length >= 4)).toBe(true);
+    writeFile(file, "overrides:\n  team-a:\n    creation_grace_period: soon\n");
+    expect(await waitFor(() => t.logs.some((l) => String(l.err ?? "").includes('overrides.team-a.creation_grace_period: "soon" is not a valid value')))).toBe(true);
+    writeFile(file, "overrides: [not, a, map\n");
+    expect(await waitFor(() => t.logs.some((l) => String(l.err ?? "").includes("Flow sequence")))).toBe(true);
+    expect(t.logs.filter((l) => l.level === "warn")).toHaveLength(4);
     expect(t.limits.of("team-a").ingestion_rate).toBe(1000);
     expect(t.limits.sourceOf("team-c")).toBe("runtime");
 
@@ -117,7 +122,7 @@ describe("metrics store limits: sources and the runtime file", () => {
     await new Promise((r) => setTimeout(r, 350));
     expect(t.logs.length).toBe(before);
 
-    writeFileSync(file, "overrides:\n  team-a:\n    ingestion_rate: 2000\n");
+    writeFile(file, "overrides:\n  team-a:\n    ingestion_rate: 2000\n");
     expect(await waitFor(() => t.limits.of("team-a").ingestion_rate === 2000)).toBe(true);
   });
 

@@ -102,9 +102,9 @@ export function decodeWriteRequest(raw: Uint8Array): WriteRequest {
 }
 
 /** encodes a WriteRequest (tests, the write-ahead log, benchmarks) as snappy-compressed protobuf */
-export function encodeWriteRequest(request: { timeseries: Array<{ labels: LabelPair[]; samples: Array<{ value: number; timestampMs: number }> }> }): Uint8Array {
+export function encodeWriteRequest(request: { timeseries: Array<{ labels: LabelPair[]; samples: Array<{ value: number; timestampMs: number }> }> }): Uint8Array<ArrayBuffer> {
   const message = WriteRequestType.fromObject({
     timeseries: request.timeseries.map((ts) => ({ labels: ts.labels, samples: ts.samples.map((s) => ({ value: s.value, timestamp: s.timestampMs })) })),
   });
-  return snappy.compress(WriteRequestType.encode(message).finish());
+  return snappy.compress(WriteRequestType.encode(message).finish()) as Uint8Array<ArrayBuffer>;
 }

@@ -9,7 +9,7 @@ import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segm
 import { cutChunk, seriesKey, TenantHead, type HeadSeries } from "./head.ts";
 import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SeriesSamples } from "./types.ts";
-import { decodeXorChunk } from "./xor-chunk.ts";
+import { decodeXorChunk, encodeXorChunk } from "./xor-chunk.ts";
 
 export interface MetricsStoreOptions {
   pg: PGlite;
@@ -266,10 +266,13 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
           list.push(r.data);
         }
       }
-      for (const part of headParts) {
-        for (const c of part.closed) budget.chunkBytes += c.data.length;
-        // the open chunk is held as plain numbers: 16 bytes a sample
-        budget.chunkBytes += part.t.length * 16;
+      if (budget.maxChunkBytes > 0) {
+        for (const part of headParts) {
+          for (const c of part.closed) budget.chunkBytes += c.data.length;
+          // the open chunk counts as what it will be once encoded, whole when it overlaps (as head chunks count)
+          const n = part.t.length;
+          if (n && part.t[n - 1]! >= mint && part.t[0]! <= maxt) budget.chunkBytes += encodeXorChunk(part.t, part.v, n).length;
+        }
       }
       if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
 

@@ -43,8 +43,8 @@ export function requireAdmin(c: Context, token: AdminToken): void {
 
 export function registerAdminApi(app: Hono, deps: AdminApiDeps): void {
   const { tenants, defaults } = deps;
-  const json = (c: Context, body: unknown, status: 200 = 200) => c.json(body, status);
-  app.use(`${BASE}`, async (c, next) => {
+  const json = (c: Context, body: unknown) => c.json(body, 200);
+  app.use(BASE, async (c, next) => {
     requireAdmin(c, deps.adminToken);
     await next();
   });

@@ -1,7 +1,7 @@
 // POST /api/v1/push (and the legacy /api/prom/push): Prometheus remote write
 // 1.0. 200 with an empty body when everything was stored, as Mimir answers;
 // errors are plain text; 429 and 5xx carry Retry-After so senders back off.
-import type { Context, Hono } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { ingest, type IngestDeps } from "../core/ingest.ts";
 import { decodeWriteRequest, uncompressBody } from "../core/remote-write.ts";
@@ -9,8 +9,28 @@ import { tenantOf, type TenantGate } from "./tenant.ts";
 
 export interface PushDeps extends IngestDeps {
   gate: TenantGate;
-  /** pushes handled at once before more are refused (0: unlimited) */
-  maxInflight: number;
+}
+
+const PUSH_PATHS = new Set(["/api/v1/push", "/api/prom/push"]);
+const retryHeaders = (c: Context) => ({ "Retry-After": String(retryAfterSeconds(c.req.header("Retry-Attempt"))) });
+
+/**
+ * max_inflight_push_requests: pushes being received or ingested at once; one
+ * more is refused with 503 before its body is read, so senders back off
+ * while the server still has memory for those it took (0: unlimited).
+ */
+export function inflightPushLimit(max: number): MiddlewareHandler {
+  let inflight = 0;
+  return async (c, next) => {
+    if (max <= 0 || c.req.method !== "POST" || !PUSH_PATHS.has(c.req.path)) return next();
+    if (inflight >= max) throw new ApiError(503, "cannot push: too many inflight push requests in ingester", { headers: retryHeaders(c) });
+    inflight++;
+    try {
+      await next();
+    } finally {
+      inflight--;
+    }
+  };
 }
 
 /** Mimir's Retry-After: exponential in the sender's Retry-Attempt (6 s doubling to 96 s), ±50 % jitter */
@@ -21,28 +41,17 @@ export function retryAfterSeconds(attemptHeader: string | undefined, random = Ma
 }
 
 export function registerPush(app: Hono, deps: PushDeps): void {
-  let inflight = 0;
-  const retry = (c: Context) => ({ "Retry-After": String(retryAfterSeconds(c.req.header("Retry-Attempt"))) });
   const push = async (c: Context) => {
     const tenant = tenantOf(c, deps.gate);
     const type = c.req.header("Content-Type") ?? "";
     if (/proto=io\.prometheus\.write\.v2\.Request/i.test(type)) {
       throw new ApiError(415, "remote write 2.0 is not supported: send remote write 1.0 (application/x-protobuf)");
     }
-    if (deps.maxInflight > 0 && inflight >= deps.maxInflight) {
-      throw new ApiError(503, "cannot push: too many inflight push requests in ingester", { headers: retry(c) });
-    }
-    inflight++;
-    try {
-      const raw = new Uint8Array(await c.req.arrayBuffer());
-      const request = decodeWriteRequest(uncompressBody(raw));
-      const result = ingest(deps, tenant, request, raw);
-      if (result.status === 200) return c.body(null, 200);
-      throw new ApiError(result.status, result.message ?? "", result.status === 429 ? { headers: retry(c) } : {});
-    } finally {
-      inflight--;
-    }
+    const raw = new Uint8Array(await c.req.arrayBuffer());
+    const request = decodeWriteRequest(uncompressBody(raw));
+    const result = ingest(deps, tenant, request, raw);
+    if (result.status === 200) return c.body(null, 200);
+    throw new ApiError(result.status, result.message ?? "", result.status === 429 ? { headers: retryHeaders(c) } : {});
   };
-  app.post("/api/v1/push", push);
-  app.post("/api/prom/push", push);
+  for (const path of PUSH_PATHS) app.post(path, push);
 }

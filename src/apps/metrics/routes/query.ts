@@ -6,6 +6,7 @@ import type { Context, Hono } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import type { Semaphore } from "../../../lib/semaphore.ts";
 import type { HeadSeries } from "../core/head.ts";
+import { compileMatcher } from "../core/matchers.ts";
 import { instantQuery, parsePromQL, PromQLParseError, rangeQuery, selectorsOf } from "../core/promql/index.ts";
 import { newBudget, type MetricsStore } from "../core/store.ts";
 import type { Matcher, MetricsLimitsSource } from "../core/types.ts";
@@ -74,12 +75,13 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     const start = parseTimeParam(p.get("start"), "start") ?? MIN_TIME;
     const end = parseTimeParam(p.get("end"), "end") ?? MAX_TIME;
     if (end < start) throw invalidParam("end", "end timestamp must not be before start time");
+    const selectors = matches.map(parseSelector);
     const head = deps.store.peek(tenant);
     if (!head) return [];
     const inRange = (s: HeadSeries) => s.firstT <= end && s.lastT >= start;
-    if (matches.length === 0) return [...head.byId.values()].filter(inRange);
+    if (selectors.length === 0) return [...head.byId.values()].filter(inRange);
     const found = new Map<number, HeadSeries>();
-    for (const m of matches) for (const s of head.select(parseSelector(m))) if (inRange(s)) found.set(s.id, s);
+    for (const matchers of selectors) for (const s of head.select(matchers)) if (inRange(s)) found.set(s.id, s);
     return [...found.values()];
   };
   const limitOf = (p: Params) => {
@@ -170,6 +172,7 @@ function parseSelector(text: string): Matcher[] {
     throw err;
   }
   if (matchers.length !== 1) throw invalidParam("match[]", `1:1: parse error: expected a vector selector, got "${text}"`);
+  if (matchers[0]!.every((m) => compileMatcher(m).test(""))) throw invalidParam("match[]", "match[] must contain at least one non-empty matcher");
   return matchers[0]!;
 }
 

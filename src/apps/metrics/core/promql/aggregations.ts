@@ -1,0 +1,341 @@
+// Aggregation operators (promql/engine.go: rangeEvalAgg, aggregation,
+// aggregationK, aggregationCountValues). Groups are fixed per input series up
+// front; each step then walks the series once with a cursor apiece.
+import type { AggregateExpr } from "./ast.ts";
+import type { EvalContext } from "./context.ts";
+import { evalScalar, evalVector } from "./evaluate.ts";
+import { formatFloatF } from "./format.ts";
+import { kahan, kahanAdd, quantile } from "./math.ts";
+import {
+  execError, keyOfLabels, keyWithoutLabels, SeriesCollector, withLabel, type StepSeries,
+} from "./series.ts";
+import type { Labels } from "../types.ts";
+
+const MAX_INT64 = 9223372036854774784;
+const MIN_INT64 = -9223372036854775808;
+
+interface Grouping {
+  /** group index of every input series */
+  groupOf: Int32Array;
+  labels: Labels[];
+}
+
+function groupSeries(series: StepSeries[], grouping: string[], without: boolean): Grouping {
+  const sorted = [...grouping].sort();
+  const index = new Map<string, number>();
+  const groupOf = new Int32Array(series.length);
+  const labels: Labels[] = [];
+  series.forEach((s, i) => {
+    const key = without ? keyWithoutLabels(s.labels, sorted) : keyOfLabels(s.labels, sorted);
+    let g = index.get(key);
+    if (g === undefined) {
+      g = labels.length;
+      index.set(key, g);
+      labels.push(groupLabels(s.labels, sorted, without));
+    }
+    groupOf[i] = g;
+  });
+  return { groupOf, labels };
+}
+
+/** a group's output labels: `by` keeps the listed labels, `without` drops them and the name */
+function groupLabels(labels: Labels, grouping: string[], without: boolean): Labels {
+  const out: Labels = {};
+  if (without) {
+    for (const n in labels) if (n !== "__name__" && !grouping.includes(n)) out[n] = labels[n]!;
+  } else {
+    for (const n of grouping) if (labels[n] !== undefined) out[n] = labels[n]!;
+  }
+  return out;
+}
+
+/** walks every input series' value at each step, in input order */
+function forEachStep(series: StepSeries[], ctx: EvalContext, visit: (step: number, si: number, value: number) => void, done: (step: number) => void) {
+  const cursor = new Int32Array(series.length);
+  for (let step = 0; step < ctx.numSteps; step++) {
+    for (let si = 0; si < series.length; si++) {
+      const s = series[si]!;
+      const c = cursor[si]!;
+      if (c < s.steps.length && s.steps[c] === step) {
+        cursor[si] = c + 1;
+        visit(step, si, s.values[c]!);
+      }
+    }
+    done(step);
+  }
+}
+
+export function evalAggregate(e: AggregateExpr, ctx: EvalContext): StepSeries[] {
+  if (e.op === "count_values") return countValues(e, ctx);
+  const params = e.param ? evalScalar(e.param, ctx) : undefined;
+  const input = evalVector(e.expr, ctx);
+  const groups = groupSeries(input, e.grouping, e.without);
+  if (e.op === "topk" || e.op === "bottomk") return aggregateK(e.op, input, groups, params!, ctx);
+
+  const n = groups.labels.length;
+  const out: StepSeries[] = groups.labels.map((labels) => ({ labels, steps: [], values: [] }));
+  const seen = new Uint8Array(n);
+  const value = new Float64Array(n);
+  const mean = new Float64Array(n);
+  const comp = new Float64Array(n);
+  const count = new Float64Array(n);
+  const incremental = new Uint8Array(n);
+  const lists: number[][] = e.op === "quantile" ? Array.from({ length: n }, () => []) : [];
+  const op = e.op;
+
+  forEachStep(
+    input,
+    ctx,
+    (_step, si, f) => {
+      const g = groups.groupOf[si]!;
+      if (!seen[g]) {
+        seen[g] = 1;
+        value[g] = f;
+        mean[g] = f;
+        comp[g] = 0;
+        count[g] = 1;
+        incremental[g] = 0;
+        if (op === "group") value[g] = 1;
+        else if (op === "stddev" || op === "stdvar") value[g] = Number.isFinite(f) ? 0 : NaN;
+        else if (op === "quantile") lists[g]!.push(f);
+        return;
+      }
+      switch (op) {
+        case "sum":
+          value[g] = kahanAdd(f, value[g]!, comp[g]!);
+          comp[g] = kahan.c;
+          break;
+        case "avg": {
+          const c = ++count[g]!;
+          // a direct mean while the sum stays finite, then an incremental one
+          if (!incremental[g]) {
+            const sum = kahanAdd(f, value[g]!, comp[g]!);
+            if (sum !== Infinity && sum !== -Infinity) {
+              value[g] = sum;
+              comp[g] = kahan.c;
+              break;
+            }
+            incremental[g] = 1;
+            mean[g] = value[g]! / (c - 1);
+            comp[g] = comp[g]! / (c - 1);
+          }
+          const q = (c - 1) / c;
+          mean[g] = kahanAdd(f / c, q * mean[g]!, q * comp[g]!);
+          comp[g] = kahan.c;
+          break;
+        }
+        case "count":
+          count[g]!++;
+          break;
+        case "max":
+          if (value[g]! < f || Number.isNaN(value[g]!)) value[g] = f;
+          break;
+        case "min":
+          if (value[g]! > f || Number.isNaN(value[g]!)) value[g] = f;
+          break;
+        case "stddev":
+        case "stdvar": {
+          const c = ++count[g]!;
+          const delta = f - mean[g]!;
+          mean[g] = mean[g]! + delta / c;
+          value[g] = value[g]! + delta * (f - mean[g]!);
+          break;
+        }
+        case "quantile":
+          lists[g]!.push(f);
+          break;
+        default:
+          break;
+      }
+    },
+    (step) => {
+      for (let g = 0; g < n; g++) {
+        if (!seen[g]) continue;
+        seen[g] = 0;
+        let result = value[g]!;
+        switch (op) {
+          case "sum":
+            result = value[g]! + comp[g]!;
+            break;
+          case "avg":
+            result = incremental[g] ? mean[g]! + comp[g]! : value[g]! / count[g]! + comp[g]! / count[g]!;
+            break;
+          case "count":
+            result = count[g]!;
+            break;
+          case "stdvar":
+            result = value[g]! / count[g]!;
+            break;
+          case "stddev":
+            result = Math.sqrt(value[g]! / count[g]!);
+            break;
+          case "quantile":
+            result = quantile(params![step]!, lists[g]!);
+            lists[g] = [];
+            break;
+          default:
+            break;
+        }
+        out[g]!.steps.push(step);
+        out[g]!.values.push(result);
+      }
+    },
+  );
+  return out.filter((s) => s.steps.length > 0);
+}
+
+interface HeapItem {
+  f: number;
+  si: number;
+}
+
+/** Go's container/heap over a Less function, so ties resolve as Prometheus's do */
+class Heap {
+  readonly items: HeapItem[] = [];
+  constructor(private readonly less: (a: number, b: number) => boolean) {}
+
+  private lessAt(i: number, j: number): boolean {
+    return this.less(this.items[i]!.f, this.items[j]!.f);
+  }
+
+  private swap(i: number, j: number): void {
+    const t = this.items[i]!;
+    this.items[i] = this.items[j]!;
+    this.items[j] = t;
+  }
+
+  private up(j: number): void {
+    while (j > 0) {
+      const i = Math.trunc((j - 1) / 2);
+      if (i === j || !this.lessAt(j, i)) break;
+      this.swap(i, j);
+      j = i;
+    }
+  }
+
+  private down(i0: number, n: number): boolean {
+    let i = i0;
+    for (;;) {
+      const j1 = 2 * i + 1;
+      if (j1 >= n) break;
+      let j = j1;
+      const j2 = j1 + 1;
+      if (j2 < n && this.lessAt(j2, j1)) j = j2;
+      if (!this.lessAt(j, i)) break;
+      this.swap(i, j);
+      i = j;
+    }
+    return i > i0;
+  }
+
+  push(item: HeapItem): void {
+    this.items.push(item);
+    this.up(this.items.length - 1);
+  }
+
+  fix(i: number): void {
+    if (!this.down(i, this.items.length)) this.up(i);
+  }
+}
+
+/** topk / bottomk: per group, the k largest (smallest) samples, keeping their labels */
+function aggregateK(op: "topk" | "bottomk", input: StepSeries[], groups: Grouping, params: Float64Array, ctx: EvalContext): StepSeries[] {
+  let max = -Infinity;
+  let min = Infinity;
+  for (const p of params) {
+    if (Number.isNaN(p)) throw execError("Parameter value is NaN");
+    max = Math.max(max, p);
+    min = Math.min(min, p);
+  }
+  if (max < 1) return [];
+  if (min <= MIN_INT64) throw execError(`Scalar value ${goFloat(min)} underflows int64`);
+  if (max >= MAX_INT64) throw execError(`Scalar value ${goFloat(max)} overflows int64`);
+
+  const top = op === "topk";
+  // vectorByValueHeap / vectorByReverseValueHeap: NaN is always the first to go
+  const less = top ? (a: number, b: number) => Number.isNaN(a) || a < b : (a: number, b: number) => Number.isNaN(a) || a > b;
+  const heaps: Array<Heap | undefined> = new Array(groups.labels.length);
+  const order: number[] = [];
+  const out = new SeriesCollector();
+  const slots = new Int32Array(input.length).fill(-1);
+  let k = 0;
+  forEachStep(
+    input,
+    ctx,
+    (step, si, f) => {
+      k = Math.min(Math.trunc(params[step]!), input.length);
+      if (k < 1) return;
+      const g = groups.groupOf[si]!;
+      let heap = heaps[g];
+      if (!heap) {
+        heap = new Heap(less);
+        heaps[g] = heap;
+        order.push(g);
+        heap.push({ f, si });
+        return;
+      }
+      if (heap.items.length < k) {
+        heap.push({ f, si });
+        return;
+      }
+      const head = heap.items[0]!.f;
+      const replace = top ? head < f || (Number.isNaN(head) && !Number.isNaN(f)) : head > f || (Number.isNaN(head) && !Number.isNaN(f));
+      if (replace) {
+        heap.items[0] = { f, si };
+        if (k > 1) heap.fix(0);
+      }
+    },
+    (step) => {
+      order.sort((a, b) => a - b);
+      for (const g of order) {
+        const items = [...heaps[g]!.items];
+        // largest first for topk, smallest first for bottomk; NaN last
+        items.sort((a, b) => {
+          const an = Number.isNaN(a.f);
+          const bn = Number.isNaN(b.f);
+          if (an || bn) return an === bn ? 0 : an ? 1 : -1;
+          return top ? b.f - a.f : a.f - b.f;
+        });
+        for (const item of items) {
+          if (slots[item.si]! < 0) slots[item.si] = out.slot(input[item.si]!.labels);
+          out.add(slots[item.si]!, step, item.f);
+        }
+        heaps[g] = undefined;
+      }
+      order.length = 0;
+    },
+  );
+  return out.result();
+}
+
+function goFloat(v: number): string {
+  return String(v).replace(/e\+?(\d)$/, "e+0$1");
+}
+
+/** count_values: per step, how many samples have each value, the value as a label */
+function countValues(e: AggregateExpr, ctx: EvalContext): StepSeries[] {
+  const param = e.param!;
+  const label = param.kind === "string" ? param.value : param.kind === "paren" && param.expr.kind === "string" ? param.expr.value : "";
+  if (label === "") throw execError(`invalid label name ${JSON.stringify(label)}`);
+  const grouping = [...e.grouping];
+  if (!e.without) grouping.push(label);
+  grouping.sort();
+  const input = evalVector(e.expr, ctx);
+  const out = new SeriesCollector();
+  const counts = new Map<number, number>();
+  forEachStep(
+    input,
+    ctx,
+    (_step, si, f) => {
+      const labels = withLabel(input[si]!.labels, label, formatFloatF(f));
+      const key = e.without ? keyWithoutLabels(labels, grouping) : keyOfLabels(labels, grouping);
+      const slot = out.slot(groupLabels(labels, grouping, e.without), "g" + key);
+      counts.set(slot, (counts.get(slot) ?? 0) + 1);
+    },
+    (step) => {
+      for (const [slot, n] of counts) out.add(slot, step, n);
+      counts.clear();
+    },
+  );
+  return out.result();
+}

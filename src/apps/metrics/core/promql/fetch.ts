@@ -1,0 +1,94 @@
+// Loads the data a query needs before evaluating it: one SampleQuerier.select
+// per selector, over the whole time range every step of the query will look at
+// (Prometheus's FindMinMaxTime / getTimeRangesForSelector), so evaluation then
+// runs from memory.
+import type { SampleQuerier } from "../types.ts";
+import type { AtModifier, Expr, VectorSelector } from "./ast.ts";
+import { sortByLabels, staleMask, type RawSeries } from "./series.ts";
+
+export interface QueryTimes {
+  /** the query's own start and end (for @ start() / @ end()), ms */
+  start: number;
+  end: number;
+  lookback: number;
+  /** the step of a subquery written without one */
+  subqueryStep: number;
+}
+
+export type SelectorData = Map<VectorSelector, RawSeries[]>;
+
+export function atTime(at: AtModifier, times: QueryTimes): number {
+  if ("time" in at) return at.time;
+  return at.preprocessor === "start" ? times.start : times.end;
+}
+
+interface Window {
+  start: number;
+  end: number;
+}
+
+/** the [mint, maxt] each selector needs, walking subqueries' wider windows */
+export function plan(expr: Expr, times: QueryTimes): Map<VectorSelector, Window> {
+  const out = new Map<VectorSelector, Window>();
+  const refWindow = (at: AtModifier | undefined, win: Window): Window => {
+    if (!at) return win;
+    const t = atTime(at, times);
+    return { start: t, end: t };
+  };
+  const walk = (e: Expr, win: Window): void => {
+    switch (e.kind) {
+      case "vectorSelector": {
+        const ref = refWindow(e.at, win);
+        out.set(e, { start: ref.start - e.offset - times.lookback + 1, end: ref.end - e.offset });
+        return;
+      }
+      case "matrixSelector": {
+        const s = e.selector;
+        const ref = refWindow(s.at, win);
+        out.set(s, { start: ref.start - s.offset - e.range + 1, end: ref.end - s.offset });
+        return;
+      }
+      case "subquery": {
+        const ref = refWindow(e.at, win);
+        walk(e.expr, { start: ref.start - e.offset - e.range, end: ref.end - e.offset });
+        return;
+      }
+      case "call":
+        e.args.forEach((a) => walk(a, win));
+        return;
+      case "aggregate":
+        walk(e.expr, win);
+        if (e.param) walk(e.param, win);
+        return;
+      case "binary":
+        walk(e.lhs, win);
+        walk(e.rhs, win);
+        return;
+      case "unary":
+      case "paren":
+        walk(e.expr, win);
+        return;
+      default:
+        return;
+    }
+  };
+  walk(expr, { start: times.start, end: times.end });
+  return out;
+}
+
+/** selects every selector's series once; series come back sorted by labels, stale markers found */
+export async function fetchData(q: SampleQuerier, expr: Expr, times: QueryTimes): Promise<SelectorData> {
+  const windows = [...plan(expr, times)];
+  const results = await Promise.all(windows.map(([sel, w]) => q.select(sel.matchers, w.start, w.end)));
+  const data: SelectorData = new Map();
+  windows.forEach(([sel], i) => {
+    const series: RawSeries[] = results[i]!.map((s) => {
+      const raw: RawSeries = { labels: s.labels, t: s.t, v: s.v };
+      const stale = staleMask(s.v);
+      if (stale) raw.stale = stale;
+      return raw;
+    });
+    data.set(sel, sortByLabels(series, (s) => s.labels));
+  });
+  return data;
+}

@@ -1,0 +1,172 @@
+// The PromQL engine of the metrics store: parse with Prometheus's grammar,
+// fetch each selector's data once through the SampleQuerier, evaluate every
+// step from memory, and shape results as Prometheus's HTTP API does
+// (reference §10, "Query API"). Parse errors are PromQLParseError (the API's
+// `invalid parameter "query": <message>`, 400); evaluation errors are
+// ApiError 422 with Prometheus's messages.
+import { ApiError } from "../../../../lib/errors.ts";
+import type { Labels, Matcher, SampleQuerier } from "../types.ts";
+import type { Expr } from "./ast.ts";
+import { documentedType, typeOf } from "./ast.ts";
+import type { EvalContext } from "./context.ts";
+import { evaluate } from "./evaluate.ts";
+import { fetchData, type QueryTimes } from "./fetch.ts";
+import { formatSampleValue } from "./format.ts";
+import { parsePromQL } from "./parse.ts";
+import { sortByLabels, type Value } from "./series.ts";
+
+export type { Expr } from "./ast.ts";
+export { parsePromQL } from "./parse.ts";
+export { PromQLParseError } from "./parse-error.ts";
+export { formatSampleValue } from "./format.ts";
+export { matchesAll, matcherPredicate } from "./regex.ts";
+
+export interface QueryOptions {
+  /** how far back an instant selector looks for a sample, ms (default, and for 0: 5m) */
+  lookbackDelta?: number;
+  /** the step of subqueries written without one, ms (default 1m, the default evaluation interval) */
+  subqueryStep?: number;
+}
+
+export type QueryResult =
+  | { resultType: "vector"; result: Array<{ metric: Labels; value: [number, string] }> }
+  | { resultType: "matrix"; result: Array<{ metric: Labels; values: Array<[number, string]> }> }
+  | { resultType: "scalar"; result: [number, string] }
+  | { resultType: "string"; result: [number, string] };
+
+const DEFAULT_LOOKBACK = 300_000;
+const DEFAULT_SUBQUERY_STEP = 60_000;
+
+/** labels with their names in order, as Prometheus writes them */
+function sorted(labels: Labels): Labels {
+  const out: Labels = {};
+  for (const n of Object.keys(labels).sort()) out[n] = labels[n]!;
+  return out;
+}
+
+const toExpr = (expr: Expr | string): Expr => (typeof expr === "string" ? parsePromQL(expr) : expr);
+
+async function run(q: SampleQuerier, expr: Expr, start: number, end: number, interval: number, opts: QueryOptions): Promise<Value> {
+  if (!(interval > 0)) {
+    throw new ApiError(400, 'invalid parameter "step": zero or negative query resolution step widths are not accepted. Try a positive integer');
+  }
+  // a zero lookback means the default, as Prometheus's engine options
+  const times: QueryTimes = {
+    start,
+    end,
+    lookback: opts.lookbackDelta || DEFAULT_LOOKBACK,
+    subqueryStep: opts.subqueryStep || DEFAULT_SUBQUERY_STEP,
+  };
+  const data = await fetchData(q, expr, times);
+  const numSteps = end < start ? 0 : Math.floor((end - start) / interval) + 1;
+  const ctx: EvalContext = { times, data, start, interval, numSteps };
+  return evaluate(expr, ctx);
+}
+
+/** evaluates at one time; the result type is the expression's */
+export async function instantQuery(q: SampleQuerier, expr: Expr | string, timeMs: number, opts: QueryOptions = {}): Promise<QueryResult> {
+  const e = toExpr(expr);
+  const value = await run(q, e, timeMs, timeMs, 1, opts);
+  const t = timeMs / 1000;
+  switch (value.type) {
+    case "scalar":
+      return { resultType: "scalar", result: [t, formatSampleValue(value.values[0]!)] };
+    case "string":
+      return { resultType: "string", result: [t, value.value] };
+    case "vector":
+      return { resultType: "vector", result: value.series.map((s) => ({ metric: sorted(s.labels), value: [t, formatSampleValue(s.values[0]!)] })) };
+    case "matrix":
+      return {
+        resultType: "matrix",
+        result: sortByLabels(value.series, (s) => s.labels).map((s) => ({
+          metric: sorted(s.labels),
+          values: Array.from(s.t, (ts, i): [number, string] => [ts / 1000, formatSampleValue(s.v[i]!)]),
+        })),
+      };
+  }
+}
+
+/** evaluates at start, start+step, ... <= end; always a matrix sorted by labels */
+export async function rangeQuery(
+  q: SampleQuerier,
+  expr: Expr | string,
+  startMs: number,
+  endMs: number,
+  stepMs: number,
+  opts: QueryOptions = {},
+): Promise<QueryResult> {
+  const e = toExpr(expr);
+  const type = typeOf(e);
+  if (type !== "scalar" && type !== "vector") {
+    // reported by Prometheus's API handler, hence the parameter prefix here
+    throw new ApiError(
+      400,
+      `invalid parameter "query": invalid expression type ${JSON.stringify(documentedType(type))} for range query, must be Scalar or instant Vector`,
+    );
+  }
+  const value = await run(q, e, startMs, endMs, stepMs, opts);
+  const time = (step: number) => (startMs + step * stepMs) / 1000;
+  if (value.type === "scalar") {
+    return {
+      resultType: "matrix",
+      result: value.values.length ? [{ metric: {}, values: Array.from(value.values, (v, i): [number, string] => [time(i), formatSampleValue(v)]) }] : [],
+    };
+  }
+  if (value.type !== "vector") return { resultType: "matrix", result: [] };
+  return {
+    resultType: "matrix",
+    result: sortByLabels(value.series, (s) => s.labels).map((s) => ({
+      metric: sorted(s.labels),
+      values: s.steps.map((step, i): [number, string] => [time(step), formatSampleValue(s.values[i]!)]),
+    })),
+  };
+}
+
+/** evaluation for the ruler: the instant vector (a scalar becomes one sample with no labels) */
+export async function evaluateInstantVector(
+  q: SampleQuerier,
+  expr: Expr | string,
+  timeMs: number,
+  opts: QueryOptions = {},
+): Promise<Array<{ labels: Labels; value: number }>> {
+  const e = toExpr(expr);
+  const value = await run(q, e, timeMs, timeMs, 1, opts);
+  if (value.type === "scalar") return [{ labels: {}, value: value.values[0]! }];
+  if (value.type === "vector") return value.series.map((s) => ({ labels: sorted(s.labels), value: s.values[0]! }));
+  throw new ApiError(422, "rule result is not a vector or scalar");
+}
+
+/** the matchers of every selector in an expression */
+export function selectorsOf(expr: Expr): Matcher[][] {
+  const out: Matcher[][] = [];
+  const walk = (e: Expr): void => {
+    switch (e.kind) {
+      case "vectorSelector":
+        out.push(e.matchers);
+        return;
+      case "matrixSelector":
+        out.push(e.selector.matchers);
+        return;
+      case "subquery":
+      case "paren":
+      case "unary":
+        walk(e.expr);
+        return;
+      case "call":
+        e.args.forEach(walk);
+        return;
+      case "aggregate":
+        walk(e.expr);
+        if (e.param) walk(e.param);
+        return;
+      case "binary":
+        walk(e.lhs);
+        walk(e.rhs);
+        return;
+      default:
+        return;
+    }
+  };
+  walk(expr);
+  return out;
+}

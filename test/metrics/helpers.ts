@@ -1,0 +1,69 @@
+// A client for the metrics store as Prometheus senders, Grafana and
+// operators use it: remote write, the Prometheus query API, rules, admin.
+import { encodeWriteRequest } from "../../src/apps/metrics/core/remote-write.ts";
+
+export interface SeriesIn {
+  labels: Record<string, string>;
+  samples: Array<[number, number]>; // [ms, value]
+}
+
+export function writeBody(series: SeriesIn[]): Uint8Array<ArrayBuffer> {
+  return encodeWriteRequest({
+    timeseries: series.map((s) => ({
+      labels: Object.entries(s.labels).map(([name, value]) => ({ name, value })),
+      samples: s.samples.map(([timestampMs, value]) => ({ timestampMs, value })),
+    })),
+  });
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+async function reply(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}
+
+export function metricsClient(base: string) {
+  const tenantHeader = (tenant: string | undefined): Record<string, string> => (tenant === undefined ? {} : { "X-Scope-OrgID": tenant });
+  return {
+    async push(tenant: string | undefined, series: SeriesIn[], headers: Record<string, string> = {}) {
+      const res = await fetch(`${base}/api/v1/push`, {
+        method: "POST",
+        headers: {
+          ...tenantHeader(tenant),
+          "Content-Type": "application/x-protobuf",
+          "Content-Encoding": "snappy",
+          "X-Prometheus-Remote-Write-Version": "0.1.0",
+          ...headers,
+        },
+        body: writeBody(series),
+      });
+      return reply(res);
+    },
+    async raw(path: string, init: RequestInit & { tenant?: string } = {}) {
+      const { tenant, ...rest } = init;
+      return reply(await fetch(`${base}${path}`, { ...rest, headers: { ...tenantHeader(tenant), ...(rest.headers as Record<string, string> | undefined) } }));
+    },
+    async get(path: string, tenant: string | undefined, params: Record<string, string | string[]> = {}) {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) for (const x of Array.isArray(v) ? v : [v]) q.append(k, x);
+      const qs = q.toString();
+      return reply(await fetch(`${base}${path}${qs ? `?${qs}` : ""}`, { headers: tenantHeader(tenant) }));
+    },
+    async query(tenant: string, query: string, timeMs?: number) {
+      return this.get("/prometheus/api/v1/query", tenant, { query, ...(timeMs === undefined ? {} : { time: String(timeMs / 1000) }) });
+    },
+  };
+}
