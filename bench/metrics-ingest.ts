@@ -100,4 +100,34 @@ if (!isMainThread) {
     await stopBinary(server.child);
     rmSync(dir, { recursive: true, force: true });
   }
+  await headMemory();
+}
+
+/**
+ * Memory a series costs in the head, measured in this process after a full
+ * garbage collection (the binary's resident size above also holds garbage
+ * not yet collected and the database's memory): 10,000 series with a full
+ * open chunk of 119 samples each, as between two cuts.
+ */
+async function headMemory(): Promise<void> {
+  const { TenantHead, seriesKey } = await import("../src/apps/metrics/core/head.ts");
+  const gc = () => (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const head = new TenantHead("bench");
+  const now = Date.now();
+  for (let s = 0; s < SERIES; s++) {
+    const pairs = [
+      { name: "__name__", value: `bench_metric_${s % 50}` },
+      { name: "instance", value: `host-${s % 200}.example.com:9100` },
+      { name: "job", value: "node" },
+      { name: "series", value: String(s) },
+    ];
+    const series = head.addSeries(Object.fromEntries(pairs.map((p) => [p.name, p.value])), seriesKey(pairs));
+    for (let i = 0; i < 119; i++) head.append(series, now + i * 15_000, s + i * 1.5, now);
+    head.activate(series, now);
+  }
+  gc();
+  const perSeries = (process.memoryUsage().heapUsed - before) / SERIES;
+  console.log(`head memory per active series (index, labels, 119 open samples), after GC: ${Math.round(perSeries)} bytes`);
 }

@@ -105,6 +105,8 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
       const request = {
         timeseries: samples.map((s) => ({
           labels: Object.entries(s.labels).map(([name, value]) => ({ name, value })),
+          rawKey: "",
+          labelsSkipped: false,
           samples: [{ value: s.v, timestampMs: s.t }],
           exemplars: 0,
           histograms: 0,

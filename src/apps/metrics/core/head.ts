@@ -42,6 +42,8 @@ export interface HeadSeries {
   active: boolean;
   /** write-ahead segment holding the oldest sample not in the database (0: none) */
   walSegment: number;
+  /** the limits its labels were last validated against: the same object means still valid */
+  validatedWith?: object;
 }
 
 export type AppendResult = "ok" | "duplicate" | "out_of_order" | "new_value";
@@ -57,6 +59,8 @@ export class TenantHead {
   readonly tenant: string;
   readonly byKey = new Map<string, HeadSeries>();
   readonly byId = new Map<number, HeadSeries>();
+  /** series by the raw bytes of their labels in a push (remote-write.ts rawKey) */
+  readonly byRawKey = new Map<string, HeadSeries>();
   /** label name -> value -> ids ascending */
   private postings = new Map<string, Map<string, number[]>>();
   private allIds: number[] = [];
@@ -201,6 +205,7 @@ export class TenantHead {
       this.byKey.delete(s.key);
     }
     this.allIds = this.allIds.filter((id) => !ids.has(id));
+    for (const [raw, s] of this.byRawKey) if (ids.has(s.id)) this.byRawKey.delete(raw);
     for (const [name, values] of this.postings) {
       for (const [value, list] of values) {
         const kept = list.filter((id) => !ids.has(id));

@@ -58,17 +58,20 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
   for (const ts of request.timeseries) total += ts.samples.length;
   deps.counters.received(tenant, total);
 
-  // distributor: validation
-  const valid: WriteSeries[] = [];
+  // distributor: validation (skipped for a series known by its raw labels and validated against these limits)
+  const head = deps.store.head(tenant);
+  const valid: Valid[] = [];
   let validSamples = 0;
   for (const ts of request.timeseries) {
     if (ts.samples.length === 0) continue;
-    const problem = validateLabels(ts.labels, limits) ?? firstFuture(ts, now, limits);
+    const known = ts.rawKey ? head.byRawKey.get(ts.rawKey) : undefined;
+    const labels = ts.labelsSkipped && known ? labelPairs(known) : ts.labels;
+    const problem = (known?.validatedWith === limits ? undefined : validateLabels(labels, limits)) ?? firstFuture(ts, labels, now, limits);
     if (problem) {
       fail(problem.reason, ts.samples.length, problem.message);
       continue;
     }
-    valid.push(ts);
+    valid.push({ ts, labels, known });
     validSamples += ts.samples.length;
   }
   const metadata = request.metadata.length;
@@ -81,7 +84,6 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     };
   }
 
-  const head = deps.store.head(tenant);
   for (const m of request.metadata) {
     if (m.metricFamilyName) head.metadata.set(m.metricFamilyName, { type: METRIC_TYPES[m.type] ?? "unknown", help: m.help, unit: m.unit });
   }
@@ -90,51 +92,74 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
   const segment = deps.store.walSegment();
   const accepted: WriteSeries[] = [];
   let appended = 0;
-  for (const ts of valid) {
-    const key = seriesKey(ts.labels);
-    let s = head.byKey.get(key);
-    if (!s || !s.active) {
-      const refused = seriesLimitProblem(head, s, ts.labels, limits, now, deps.idleTimeout);
+  for (const { ts, labels, known } of valid) {
+    let s = known;
+    if (!s) {
+      const key = seriesKey(labels);
+      s = head.byKey.get(key);
+      if (!s || !s.active) {
+        const refused = seriesLimitProblem(head, s, labels, limits, now, deps.idleTimeout);
+        if (refused) {
+          fail(refused.reason, ts.samples.length, refused.message);
+          continue;
+        }
+      }
+      // the head accepts nothing older than an hour before the tenant's newest sample
+      if (!s && ts.samples.some((x) => x.timestampMs >= head.maxT - HOUR)) {
+        s = head.addSeries(Object.fromEntries(labels.map((l) => [l.name, l.value])), key);
+      }
+      if (s && ts.rawKey) head.byRawKey.set(ts.rawKey, s);
+    } else if (!s.active) {
+      const refused = seriesLimitProblem(head, s, labels, limits, now, deps.idleTimeout);
       if (refused) {
         fail(refused.reason, ts.samples.length, refused.message);
         continue;
       }
     }
+    if (s) s.validatedWith = limits;
     const kept: WriteSeries["samples"] = [];
     for (const sample of ts.samples) {
       const t = sample.timestampMs;
-      // the head accepts nothing older than an hour before the tenant's newest sample
-      let result: AppendResult | "too_old" = "too_old";
-      if (t >= head.maxT - HOUR) {
-        // a series is created by its first sample that can be appended
-        s ??= head.addSeries(Object.fromEntries(ts.labels.map((l) => [l.name, l.value])), key);
-        result = head.append(s, t, sample.value, now);
-      }
+      const result: AppendResult | "too_old" = !s || t < head.maxT - HOUR ? "too_old" : head.append(s, t, sample.value, now);
       if (result === "ok") {
         kept.push(sample);
         continue;
       }
       if (result === "duplicate") continue;
       const [reason, text, id] = SAMPLE_ERRORS[result];
-      fail(reason, 1, `failed pushing to ingester outpost: user=${tenant}: ${text} (err-mimir-${id}). The affected sample has timestamp ${goTime(t)} and is from series ${seriesText(ts.labels)}`);
+      fail(reason, 1, `failed pushing to ingester outpost: user=${tenant}: ${text} (err-mimir-${id}). The affected sample has timestamp ${goTime(t)} and is from series ${seriesText(labels)}`);
     }
     if (s && kept.length) {
       head.activate(s, now);
       if (s.walSegment === 0) s.walSegment = segment;
       appended += kept.length;
-      accepted.push(kept.length === ts.samples.length ? ts : { ...ts, samples: kept });
+      accepted.push({ ...ts, labels, labelsSkipped: false, samples: kept });
     }
   }
   if (appended) {
-    deps.store.logWrite(tenant, !rejected && raw && accepted.length === request.timeseries.length ? raw : encodeWriteRequest({ timeseries: accepted }));
+    const whole = !rejected && raw && accepted.length === request.timeseries.length;
+    deps.store.logWrite(tenant, whole ? raw : encodeWriteRequest({ timeseries: accepted }));
     deps.counters.ingested(tenant, appended);
   }
   return firstError === undefined ? { status: 200 } : { status: 400, message: firstError };
 }
 
-function firstFuture(ts: WriteSeries, now: number, limits: Parameters<typeof futureSampleProblem>[2]) {
+interface Valid {
+  ts: WriteSeries;
+  /** sorted label pairs */
+  labels: LabelPair[];
+  /** the series, when the push named it by raw labels the head knows */
+  known?: HeadSeries;
+}
+
+/** a known series' labels as sorted pairs (its labels object was built from sorted pairs) */
+function labelPairs(s: HeadSeries): LabelPair[] {
+  return Object.entries(s.labels).map(([name, value]) => ({ name, value }));
+}
+
+function firstFuture(ts: WriteSeries, labels: LabelPair[], now: number, limits: Parameters<typeof futureSampleProblem>[2]) {
   for (const s of ts.samples) {
-    const p = futureSampleProblem(s.timestampMs, now, limits, ts.labels);
+    const p = futureSampleProblem(s.timestampMs, now, limits, labels);
     if (p) return p;
   }
   return undefined;

@@ -11,7 +11,12 @@ export interface LabelPair {
 }
 
 export interface WriteSeries {
+  /** the label pairs as sent; empty when the caller said it knows the series by its raw key */
   labels: LabelPair[];
+  /** the series' label fields exactly as encoded (latin1): the same series sent alike has the same key */
+  rawKey: string;
+  /** true when `labels` was not decoded because the caller knew `rawKey` */
+  labelsSkipped: boolean;
   samples: Array<{ value: number; timestampMs: number }>;
   exemplars: number;
   histograms: number;
@@ -67,9 +72,6 @@ const WriteRequestType = root.lookupType("prometheus.WriteRequest");
 
 export { WriteRequestType };
 
-type Int64 = number | { toNumber(): number };
-const toNumber = (v: Int64 | undefined | null): number => (v === undefined || v === null ? 0 : typeof v === "number" ? v : v.toNumber());
-
 /** the snappy-compressed body as its protobuf bytes */
 export function uncompressBody(body: Uint8Array): Uint8Array {
   try {
@@ -79,26 +81,133 @@ export function uncompressBody(body: Uint8Array): Uint8Array {
   }
 }
 
-/** decodes an uncompressed WriteRequest; a malformed one is a 400 naming the decoder's complaint */
-export function decodeWriteRequest(raw: Uint8Array): WriteRequest {
-  let message: {
-    timeseries?: Array<{ labels?: LabelPair[]; samples?: Array<{ value?: number; timestamp?: Int64 }>; exemplars?: unknown[]; histograms?: unknown[] }>;
-    metadata?: Array<{ type?: number; metricFamilyName?: string; help?: string; unit?: string }>;
-  };
+const NO_LABELS: LabelPair[] = [];
+
+/**
+ * Decodes an uncompressed WriteRequest with protobufjs's reader, field by
+ * field as a generated decoder does. A series whose raw label bytes the
+ * caller already knows (`known`) is not decoded into strings: label decoding
+ * is most of the cost of a push, and senders repeat the same series.
+ * A malformed body is a 400 naming the decoder's complaint.
+ */
+export function decodeWriteRequest(raw: Uint8Array, known?: (rawKey: string) => boolean): WriteRequest {
   try {
-    message = WriteRequestType.decode(raw) as typeof message;
+    return readWriteRequest(protobuf.Reader.create(raw), raw, known);
   } catch (err) {
     throw new ApiError(400, `failed to parse remote write request: ${(err as Error).message}`);
   }
-  return {
-    timeseries: (message.timeseries ?? []).map((ts) => ({
-      labels: ts.labels ?? [],
-      samples: (ts.samples ?? []).map((s) => ({ value: s.value ?? 0, timestampMs: toNumber(s.timestamp) })),
-      exemplars: ts.exemplars?.length ?? 0,
-      histograms: ts.histograms?.length ?? 0,
-    })),
-    metadata: (message.metadata ?? []).map((m) => ({ type: m.type ?? 0, metricFamilyName: m.metricFamilyName ?? "", help: m.help ?? "", unit: m.unit ?? "" })),
-  };
+}
+
+function readWriteRequest(r: protobuf.Reader, buf: Uint8Array, known?: (rawKey: string) => boolean): WriteRequest {
+  const out: WriteRequest = { timeseries: [], metadata: [] };
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    const field = tag >>> 3;
+    if (field === 1 && (tag & 7) === 2) {
+      const end = r.uint32() + r.pos;
+      out.timeseries.push(readSeries(r, end, bytes, known));
+    } else if (field === 3 && (tag & 7) === 2) {
+      const end = r.uint32() + r.pos;
+      const m = { type: 0, metricFamilyName: "", help: "", unit: "" };
+      while (r.pos < end) {
+        const t = r.uint32();
+        switch (t >>> 3) {
+          case 1: m.type = r.int32(); break;
+          case 2: m.metricFamilyName = r.string(); break;
+          case 4: m.help = r.string(); break;
+          case 5: m.unit = r.string(); break;
+          default: r.skipType(t & 7);
+        }
+      }
+      out.metadata.push(m);
+    } else r.skipType(tag & 7);
+  }
+  return out;
+}
+
+function readSeries(r: protobuf.Reader, end: number, bytes: Buffer, known?: (rawKey: string) => boolean): WriteSeries {
+  // label fields: [start, end) of each LabelPair message
+  const ranges: number[] = [];
+  let keyStart = -1;
+  let keyEnd = -1;
+  let contiguous = true;
+  const samples: WriteSeries["samples"] = [];
+  let exemplars = 0;
+  let histograms = 0;
+  while (r.pos < end) {
+    const tagAt = r.pos;
+    const tag = r.uint32();
+    const field = tag >>> 3;
+    if ((tag & 7) !== 2) {
+      r.skipType(tag & 7);
+      continue;
+    }
+    const len = r.uint32();
+    const start = r.pos;
+    r.pos = start + len;
+    if (r.pos > end) throw new Error(`index out of range: ${r.pos} + 0 > ${end}`);
+    if (field === 1) {
+      if (keyStart < 0) keyStart = tagAt;
+      else if (keyEnd !== tagAt) contiguous = false;
+      keyEnd = r.pos;
+      ranges.push(start, r.pos);
+    } else if (field === 2) {
+      samples.push(readSample(r, start, r.pos));
+    } else if (field === 3) exemplars++;
+    else if (field === 4) histograms++;
+  }
+  let rawKey = "";
+  if (keyStart >= 0) {
+    if (contiguous) rawKey = bytes.toString("latin1", keyStart, keyEnd);
+    else for (let i = 0; i < ranges.length; i += 2) rawKey += `${bytes.toString("latin1", ranges[i]!, ranges[i + 1]!)}\u0000`;
+  }
+  if (known?.(rawKey)) return { labels: NO_LABELS, rawKey, labelsSkipped: true, samples, exemplars, histograms };
+  const labels: LabelPair[] = [];
+  const resume = r.pos;
+  for (let i = 0; i < ranges.length; i += 2) {
+    r.pos = ranges[i]!;
+    const stop = ranges[i + 1]!;
+    let name = "";
+    let value = "";
+    while (r.pos < stop) {
+      const t = r.uint32();
+      if (t === 10) name = r.string();
+      else if (t === 18) value = r.string();
+      else r.skipType(t & 7);
+    }
+    labels.push({ name, value });
+  }
+  r.pos = resume;
+  return { labels, rawKey, labelsSkipped: false, samples, exemplars, histograms };
+}
+
+function readSample(r: protobuf.Reader, start: number, stop: number): { value: number; timestampMs: number } {
+  r.pos = start;
+  let value = 0;
+  let timestampMs = 0;
+  while (r.pos < stop) {
+    const t = r.uint32();
+    if (t === 9) value = r.double();
+    else if (t === 16) timestampMs = readInt64(r);
+    else r.skipType(t & 7);
+  }
+  return { value, timestampMs };
+}
+
+/** an int64 varint as a number (exact up to 2^53, which millisecond timestamps are) */
+function readInt64(r: protobuf.Reader): number {
+  const buf = r.buf;
+  let result = 0;
+  let mul = 1;
+  for (let i = 0; i < 10; i++) {
+    if (r.pos >= r.len) throw new Error("index out of range");
+    const b = buf[r.pos++]!;
+    result += (b & 0x7f) * mul;
+    if (b < 0x80) return result >= 2 ** 63 ? result - 2 ** 64 : result;
+    mul *= 128;
+  }
+  throw new Error("invalid varint encoding");
 }
 
 /** encodes a WriteRequest (tests, the write-ahead log, benchmarks) as snappy-compressed protobuf */

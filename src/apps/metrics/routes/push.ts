@@ -48,7 +48,9 @@ export function registerPush(app: Hono, deps: PushDeps): void {
       throw new ApiError(415, "remote write 2.0 is not supported: send remote write 1.0 (application/x-protobuf)");
     }
     const raw = new Uint8Array(await c.req.arrayBuffer());
-    const request = decodeWriteRequest(uncompressBody(raw));
+    // series the tenant's head knows by their raw labels are not decoded into strings again
+    const head = deps.store.peek(tenant);
+    const request = decodeWriteRequest(uncompressBody(raw), head ? (key) => head.byRawKey.has(key) : undefined);
     const result = ingest(deps, tenant, request, raw);
     if (result.status === 200) return c.body(null, 200);
     throw new ApiError(result.status, result.message ?? "", result.status === 429 ? { headers: retryHeaders(c) } : {});

@@ -1,0 +1,57 @@
+// The write path's fast path: a series the head knows by the raw bytes of its
+// labels is not decoded nor validated again, unless the tenant's limits have
+// changed since; what it stores is the same either way.
+import { describe, expect, it } from "vitest";
+import { ingest, type IngestDeps } from "../../src/apps/metrics/core/ingest.ts";
+import { decodeWriteRequest, uncompressBody } from "../../src/apps/metrics/core/remote-write.ts";
+import { openMetricsStore } from "../../src/apps/metrics/core/store.ts";
+import type { MetricsLimits } from "../../src/apps/metrics/core/types.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { openDatabase } from "../../src/db/open.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { createTokenBuckets } from "../../src/lib/token-bucket.ts";
+import { writeBody } from "./helpers.ts";
+
+describe("ingest: series known by their raw labels", () => {
+  it("skips decoding known labels, re-validates when the limits change, and stores the same samples", async () => {
+    const db = await openDatabase({ dataDir: undefined, logger: silentLogger });
+    try {
+      const store = await openMetricsStore({ pg: db.pg, logger: silentLogger, now: Date.now, flushInterval: 3_600_000 });
+      let limits: MetricsLimits = { ...loadConfig().metrics.limits };
+      const deps: IngestDeps = {
+        store,
+        limits: { of: () => limits, sourceOf: () => "defaults" },
+        buckets: createTokenBuckets(Date.now),
+        counters: { received() {}, discarded() {}, ingested() {} },
+        now: Date.now,
+        idleTimeout: 20 * 60_000,
+      };
+      const t = Date.now();
+      const labels = { __name__: "fast", job: "a", zone: "z" };
+      const push = (ts: number) => {
+        const raw = writeBody([{ labels, samples: [[ts, ts - t]] }]);
+        const head = store.peek("t");
+        const request = decodeWriteRequest(uncompressBody(raw), head ? (k) => head.byRawKey.has(k) : undefined);
+        return { request, result: ingest(deps, "t", request, raw) };
+      };
+      const first = push(t);
+      expect(first.result.status).toBe(200);
+      expect(first.request.timeseries[0]!.labelsSkipped).toBe(false);
+      const second = push(t + 1000);
+      expect(second.result.status).toBe(200);
+      expect(second.request.timeseries[0]!.labelsSkipped).toBe(true);
+      expect(second.request.timeseries[0]!.labels).toEqual([]);
+      // a stricter limit applies to the known series at its next push
+      limits = { ...limits, max_label_names_per_series: 2 };
+      const third = push(t + 2000);
+      expect(third.result.status).toBe(400);
+      expect(third.result.message).toContain("(actual: 3, limit: 2)");
+      expect(third.result.message).toContain("series: '{__name__=\"fast\", job=\"a\", zone=\"z\"}'");
+      const read = await store.querier("t", { maxSeries: 0, maxChunkBytes: 0, series: 0, chunkBytes: 0 }).select([{ type: "=", name: "__name__", value: "fast" }], 0, t + 10_000);
+      expect(read).toEqual([{ labels, t: [t, t + 1000], v: [0, 1000] }]);
+      await store.close();
+    } finally {
+      await db.close();
+    }
+  });
+});
