@@ -1,11 +1,11 @@
 // One tenant's in-memory head (DESIGN: metrics core): the series index
 // (label set -> series, postings by label pair), active-series counts per
-// tenant and per metric, and each series' recent samples: an open chunk of
-// plain arrays, cut into XOR chunks every CHUNK_SAMPLES samples, kept until
-// they are written to the database.
+// tenant and per metric, and each series' recent samples: an open XOR chunk
+// appended to as samples arrive, closed every CHUNK_SAMPLES samples, kept
+// until written to the database.
 import { compileMatcher, matchesLabels } from "./matchers.ts";
 import type { Labels, Matcher } from "./types.ts";
-import { encodeXorChunk } from "./xor-chunk.ts";
+import { XorAppender } from "./xor-chunk.ts";
 
 export const CHUNK_SAMPLES = 120;
 
@@ -21,9 +21,10 @@ export interface HeadSeries {
   readonly labels: Labels;
   readonly metric: string;
   readonly key: string;
-  /** the open chunk: samples not yet encoded */
-  t: number[];
-  v: number[];
+  /** the open chunk, encoded as samples arrive (none until the first, and after an idle series' cut) */
+  open: XorAppender | undefined;
+  /** its oldest sample */
+  openMinT: number;
   /** wall-clock time the open chunk got its first sample */
   openedAt: number;
   /** encoded chunks not yet in the database */
@@ -87,7 +88,7 @@ export class TenantHead {
     if (sid >= this.nextId) this.nextId = sid + 1;
     const s: HeadSeries = {
       id: sid, labels, metric: labels.__name__ ?? "", key,
-      t: [], v: [], openedAt: 0, closed: [],
+      open: undefined, openMinT: 0, openedAt: 0, closed: [],
       lastT: -Infinity, lastV: 0, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
       lastSeen: 0, active: false, walSegment: 0,
     };
@@ -143,14 +144,17 @@ export class TenantHead {
       if (t < s.lastT) return "out_of_order";
       return sameBits(v, s.lastV) ? "duplicate" : "new_value";
     }
-    if (s.t.length === 0) s.openedAt = now;
-    s.t.push(t);
-    s.v.push(v);
+    s.open ??= new XorAppender(64);
+    if (s.open.count === 0) {
+      s.openedAt = now;
+      s.openMinT = t;
+    }
+    s.open.append(t, v);
     s.lastT = t;
     s.lastV = v;
     if (t < s.firstT) s.firstT = t;
     if (t > this.maxT) this.maxT = t;
-    if (s.t.length >= CHUNK_SAMPLES) cutChunk(s);
+    if (s.open.count >= CHUNK_SAMPLES) cutChunk(s);
     return "ok";
   }
 
@@ -217,13 +221,16 @@ export class TenantHead {
   }
 }
 
-/** encodes the open chunk into a closed one */
+/** samples in the open chunk */
+export const openSamples = (s: HeadSeries) => s.open?.count ?? 0;
+
+/** closes the open chunk; an inactive series also gives up the appender's buffer */
 export function cutChunk(s: HeadSeries): void {
-  const n = s.t.length;
+  const n = openSamples(s);
   if (n === 0) return;
-  s.closed.push({ minT: s.t[0]!, maxT: s.t[n - 1]!, samples: n, data: encodeXorChunk(s.t, s.v, n) });
-  s.t = [];
-  s.v = [];
+  s.closed.push({ minT: s.openMinT, maxT: s.lastT, samples: n, data: s.open!.bytes() });
+  if (s.active) s.open!.reset();
+  else s.open = undefined;
 }
 
 const bits = new Float64Array(2);

@@ -6,10 +6,10 @@ import type { PGlite } from "@electric-sql/pglite";
 import { ApiError } from "../../../lib/errors.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
-import { cutChunk, seriesKey, TenantHead, type HeadSeries } from "./head.ts";
+import { cutChunk, openSamples, seriesKey, TenantHead, type HeadSeries } from "./head.ts";
 import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SeriesSamples } from "./types.ts";
-import { decodeXorChunk, encodeXorChunk } from "./xor-chunk.ts";
+import { decodeXorChunk } from "./xor-chunk.ts";
 
 export interface MetricsStoreOptions {
   pg: PGlite;
@@ -126,7 +126,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
         for (const s of h.byId.values()) {
           if (s.firstT < cutoff) s.firstT = cutoff;
           if (s.persistedMaxT < cutoff) s.persistedMaxT = -Infinity;
-          const inHead = s.t.length > 0 || s.closed.length > 0;
+          const inHead = openSamples(s) > 0 || s.closed.length > 0;
           if (!inHead && !s.active && !kept.has(`${tenant}\u0000${s.id}`)) gone.add(s.id);
         }
         if (gone.size) {
@@ -196,7 +196,7 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   const newSeries: Array<{ tenant: string; s: HeadSeries }> = [];
   for (const h of heads) {
     for (const s of h.byId.values()) {
-      if (s.t.length && (all || now - s.openedAt >= maxAge)) cutChunk(s);
+      if (openSamples(s) && (all || now - s.openedAt >= maxAge)) cutChunk(s);
       if (s.closed.length === 0) continue;
       if (!s.persisted) newSeries.push({ tenant: h.tenant, s });
       for (let i = 0; i < s.closed.length; i++) chunks.push({ tenant: h.tenant, series: s, index: i });
@@ -235,7 +235,7 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   for (const [s, n] of flushed) {
     for (const chunk of s.closed.slice(0, n)) if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
     s.closed.splice(0, n);
-    if (s.closed.length === 0 && s.t.length === 0) s.walSegment = 0;
+    if (s.closed.length === 0 && openSamples(s) === 0) s.walSegment = 0;
   }
 }
 
@@ -249,8 +249,7 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       // snapshot the head part first: a flush may move it to the database meanwhile (duplicates are skipped below)
       const headParts = matched.map((s) => ({
         closed: s.closed.filter((c) => c.maxT >= mint && c.minT <= maxt),
-        t: s.t.slice(),
-        v: s.v.slice(),
+        open: openSamples(s) && s.lastT >= mint && s.openMinT <= maxt ? s.open!.bytes() : undefined,
       }));
       const fromDb = new Map<number, Uint8Array[]>();
       const inDb = matched.filter((s) => s.persistedMaxT >= mint).map((s) => s.id);
@@ -269,9 +268,8 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       if (budget.maxChunkBytes > 0) {
         for (const part of headParts) {
           for (const c of part.closed) budget.chunkBytes += c.data.length;
-          // the open chunk counts as what it will be once encoded, whole when it overlaps (as head chunks count)
-          const n = part.t.length;
-          if (n && part.t[n - 1]! >= mint && part.t[0]! <= maxt) budget.chunkBytes += encodeXorChunk(part.t, part.v, n).length;
+          // the open chunk counts whole when it overlaps, as head chunks count
+          if (part.open) budget.chunkBytes += part.open.length;
         }
       }
       if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
@@ -300,7 +298,10 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
           const d = decodeXorChunk(c.data);
           take(d.t, d.v);
         }
-        take(part.t, part.v);
+        if (part.open) {
+          const d = decodeXorChunk(part.open);
+          take(d.t, d.v);
+        }
         if (t.length) out.push({ labels: s.labels, t, v });
       });
       return out;

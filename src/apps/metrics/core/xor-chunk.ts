@@ -280,13 +280,14 @@ function finish(s: EncoderState): Uint8Array<ArrayBuffer> {
   return out;
 }
 
+// the one sample being appended, in the shape encodeSamples reads; shared by
+// every appender (appending is synchronous), so an appender costs only its state
+const oneV = new Float64Array(1);
+const one = { t: new Float64Array(1), v: oneV, bits: new Uint32Array(oneV.buffer) };
+
 /** builds one XOR chunk a sample at a time; bytes() may be called at any point */
 export class XorAppender {
   private readonly s: EncoderState;
-  // the one sample being appended, in the shape encodeSamples reads
-  private readonly t1 = new Float64Array(1);
-  private readonly v1 = new Float64Array(1);
-  private readonly v1Bits = new Uint32Array(this.v1.buffer);
 
   /** initialBytes: a capacity hint; the buffer grows as needed */
   constructor(initialBytes = 128) {
@@ -315,18 +316,18 @@ export class XorAppender {
    */
   append(t: number, v: number): void {
     if (this.s.n >= MAX_XOR_CHUNK_SAMPLES) throw new RangeError(`an XOR chunk holds at most ${MAX_XOR_CHUNK_SAMPLES} samples`);
-    this.t1[0] = t;
-    this.v1[0] = v;
-    encodeSamples(this.s, this.t1, this.v1Bits, 0, 1);
+    one.t[0] = t;
+    one.v[0] = v;
+    encodeSamples(this.s, one.t, one.bits, 0, 1);
   }
 
   /** appends one sample whose value is given as the high and low 32 bits of its float64 pattern */
   appendBits(t: number, hi: number, lo: number): void {
     if (this.s.n >= MAX_XOR_CHUNK_SAMPLES) throw new RangeError(`an XOR chunk holds at most ${MAX_XOR_CHUNK_SAMPLES} samples`);
-    this.t1[0] = t;
-    this.v1Bits[HI] = hi;
-    this.v1Bits[LO] = lo;
-    encodeSamples(this.s, this.t1, this.v1Bits, 0, 1);
+    one.t[0] = t;
+    one.bits[HI] = hi;
+    one.bits[LO] = lo;
+    encodeSamples(this.s, one.t, one.bits, 0, 1);
   }
 
   /** a copy of the chunk encoded so far (a complete, decodable chunk) */
