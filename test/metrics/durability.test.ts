@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { openMetricsStore } from "../../src/apps/metrics/core/store.ts";
 import { TenantHead } from "../../src/apps/metrics/core/head.ts";
+import { STALE_NAN_BITS } from "../../src/apps/metrics/core/types.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { useDataDirServer } from "../helpers/process.ts";
@@ -64,6 +65,7 @@ describe("metrics store retention and flushing", () => {
       const newSeries = head.addSeries({ __name__: "new" }, "__name__\u00ffnew\u00ff");
       for (let i = 0; i < 130; i++) head.append(oldSeries, now - 3 * 3_600_000 + i * 1000, i, now);
       for (let i = 0; i < 10; i++) head.append(newSeries, now - 60_000 + i * 1000, i, now);
+      head.append(newSeries, now - 50_000 + 1000, Number.NaN, now, true);
       head.activate(oldSeries, now);
       head.activate(newSeries, now);
       await store.flush(true);
@@ -75,6 +77,11 @@ describe("metrics store retention and flushing", () => {
       const read = await store.querier("ret", budget).select([{ type: "=", name: "__name__", value: "old" }], 0, now);
       expect(Array.from(read[0]!.v)).toEqual(Array.from({ length: 130 }, (_, i) => i));
       expect(budget.chunkBytes).toBeGreaterThan(0);
+      // the stale marker comes back from the database with its exact bits
+      const ended = await store.querier("ret", budget).select([{ type: "=", name: "__name__", value: "new" }], 0, now);
+      const v = ended[0]!.v as Float64Array;
+      expect(v.length).toBe(11);
+      expect(new BigUint64Array(v.buffer, v.byteOffset, v.length)[10]).toBe(STALE_NAN_BITS);
 
       expect(await store.deleteBefore(now - 2 * 3_600_000)).toBe(2);
       expect(head.byKey.has("__name__\u00ffold\u00ff")).toBe(true); // still active

@@ -48,7 +48,7 @@ describe("ingest: series known by their raw labels", () => {
       expect(third.result.message).toContain("(actual: 3, limit: 2)");
       expect(third.result.message).toContain("series: '{__name__=\"fast\", job=\"a\", zone=\"z\"}'");
       const read = await store.querier("t", { maxSeries: 0, maxChunkBytes: 0, series: 0, chunkBytes: 0 }).select([{ type: "=", name: "__name__", value: "fast" }], 0, t + 10_000);
-      expect(read).toEqual([{ labels, t: [t, t + 1000], v: [0, 1000] }]);
+      expect(read.map((s) => ({ labels: s.labels, t: Array.from(s.t), v: Array.from(s.v) }))).toEqual([{ labels, t: [t, t + 1000], v: [0, 1000] }]);
       await store.close();
     } finally {
       await db.close();

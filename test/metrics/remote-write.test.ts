@@ -176,6 +176,24 @@ describe("remote write", () => {
     expect(retryAfterSeconds("99", () => 0.999)).toBe(96);
   });
 
+  it("a stale marker ends a series at once, on every runtime", async () => {
+    const { encodeWriteRequest } = await import("../../src/apps/metrics/core/remote-write.ts");
+    const t = now() - 60_000;
+    const labels = [{ name: "__name__", value: "gone" }, { name: "job", value: "s" }];
+    const body = encodeWriteRequest({ timeseries: [{ labels, samples: [{ value: 1, timestampMs: t }, { value: Number.NaN, timestampMs: t + 15_000, stale: true }] }] });
+    const r = await m().raw("/api/v1/push", { method: "POST", tenant: "stale", body, headers: { "Content-Type": "application/x-protobuf" } });
+    expect(r.status).toBe(200);
+    // without the marker the sample at t would be returned for 5 minutes
+    expect((await m().query("stale", "gone", t + 10_000)).body.data.result).toHaveLength(1);
+    expect((await m().query("stale", "gone", t + 30_000)).body.data.result).toEqual([]);
+    expect((await m().query("stale", "count_over_time(gone[1m])", t + 30_000)).body.data.result[0].value[1]).toBe("1");
+    // a repeated marker is a duplicate, a plain NaN at the same time a new value
+    const again = encodeWriteRequest({ timeseries: [{ labels, samples: [{ value: Number.NaN, timestampMs: t + 15_000, stale: true }] }] });
+    expect((await m().raw("/api/v1/push", { method: "POST", tenant: "stale", body: again })).status).toBe(200);
+    const plain = encodeWriteRequest({ timeseries: [{ labels, samples: [{ value: 0, timestampMs: t + 15_000 }] }] });
+    expect((await m().raw("/api/v1/push", { method: "POST", tenant: "stale", body: plain })).text).toContain("(err-mimir-sample-duplicate-timestamp)");
+  });
+
   it("tenants are isolated", async () => {
     const t = now();
     expect((await m().push("iso-a", [{ labels: { __name__: "secret_metric", who: "a" }, samples: [[t, 1]] }])).status).toBe(200);

@@ -107,7 +107,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
           labels: Object.entries(s.labels).map(([name, value]) => ({ name, value })),
           rawKey: "",
           labelsSkipped: false,
-          samples: [{ value: s.v, timestampMs: s.t }],
+          samples: [{ value: s.v, timestampMs: s.t, stale: s.stale }],
           exemplars: 0,
           histograms: 0,
         })),

@@ -9,6 +9,10 @@ import { XorAppender } from "./xor-chunk.ts";
 
 export const CHUNK_SAMPLES = 120;
 
+/** the two 32-bit halves of Prometheus's stale marker, 0x7ff0000000000002 */
+export const STALE_HI = 0x7ff00000;
+export const STALE_LO = 2;
+
 export interface ClosedChunk {
   minT: number;
   maxT: number;
@@ -32,6 +36,8 @@ export interface HeadSeries {
   /** newest sample (-Infinity before the first) */
   lastT: number;
   lastV: number;
+  /** whether the newest sample is a stale marker */
+  lastStale: boolean;
   /** oldest sample known, in the head or the database (Infinity before the first) */
   firstT: number;
   /** newest sample already in the database (-Infinity when none) */
@@ -89,7 +95,7 @@ export class TenantHead {
     const s: HeadSeries = {
       id: sid, labels, metric: labels.__name__ ?? "", key,
       open: undefined, openMinT: 0, openedAt: 0, closed: [],
-      lastT: -Infinity, lastV: 0, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
+      lastT: -Infinity, lastV: 0, lastStale: false, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
       lastSeen: 0, active: false, walSegment: 0,
     };
     this.byKey.set(key, s);
@@ -138,20 +144,27 @@ export class TenantHead {
     }
   }
 
-  /** appends one sample; Prometheus's rules for order and duplicates */
-  append(s: HeadSeries, t: number, v: number, now: number): AppendResult {
+  /**
+   * appends one sample; Prometheus's rules for order and duplicates. A stale
+   * marker is passed as `stale` (its NaN payload does not survive a number
+   * on every runtime) and stored with its exact bits.
+   */
+  append(s: HeadSeries, t: number, v: number, now: number, stale = false): AppendResult {
     if (t <= s.lastT) {
       if (t < s.lastT) return "out_of_order";
-      return sameBits(v, s.lastV) ? "duplicate" : "new_value";
+      const same = stale || s.lastStale ? stale === s.lastStale : sameBits(v, s.lastV);
+      return same ? "duplicate" : "new_value";
     }
     s.open ??= new XorAppender(64);
     if (s.open.count === 0) {
       s.openedAt = now;
       s.openMinT = t;
     }
-    s.open.append(t, v);
+    if (stale) s.open.appendBits(t, STALE_HI, STALE_LO);
+    else s.open.append(t, v);
     s.lastT = t;
     s.lastV = v;
+    s.lastStale = stale;
     if (t < s.firstT) s.firstT = t;
     if (t > this.maxT) this.maxT = t;
     if (s.open.count >= CHUNK_SAMPLES) cutChunk(s);

@@ -120,7 +120,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     const kept: WriteSeries["samples"] = [];
     for (const sample of ts.samples) {
       const t = sample.timestampMs;
-      const result: AppendResult | "too_old" = !s || t < head.maxT - HOUR ? "too_old" : head.append(s, t, sample.value, now);
+      const result: AppendResult | "too_old" = !s || t < head.maxT - HOUR ? "too_old" : head.append(s, t, sample.value, now, sample.stale);
       if (result === "ok") {
         kept.push(sample);
         continue;

@@ -1,6 +1,5 @@
 // Prometheus remote-write 1.0 request bodies (reference §7): a protobuf
-// WriteRequest compressed with snappy block format, decoded with protobufjs
-// from a descriptor defined in code (prompb's field numbers, Mimir's names).
+// WriteRequest compressed with snappy block format.
 import protobuf from "protobufjs/light.js";
 import snappy from "snappyjs";
 import { ApiError } from "../../../lib/errors.ts";
@@ -17,9 +16,16 @@ export interface WriteSeries {
   rawKey: string;
   /** true when `labels` was not decoded because the caller knew `rawKey` */
   labelsSkipped: boolean;
-  samples: Array<{ value: number; timestampMs: number }>;
+  samples: Sample[];
   exemplars: number;
   histograms: number;
+}
+
+export interface Sample {
+  value: number;
+  timestampMs: number;
+  /** Prometheus's stale marker, recognised by its bits while they are still bytes */
+  stale?: boolean;
 }
 
 export interface WriteRequest {
@@ -27,50 +33,15 @@ export interface WriteRequest {
   metadata: Array<{ type: number; metricFamilyName: string; help: string; unit: string }>;
 }
 
-const root = protobuf.Root.fromJSON({
-  nested: {
-    prometheus: {
-      nested: {
-        WriteRequest: {
-          fields: {
-            timeseries: { rule: "repeated", type: "TimeSeries", id: 1 },
-            metadata: { rule: "repeated", type: "MetricMetadata", id: 3 },
-          },
-        },
-        TimeSeries: {
-          fields: {
-            labels: { rule: "repeated", type: "Label", id: 1 },
-            samples: { rule: "repeated", type: "Sample", id: 2 },
-            exemplars: { rule: "repeated", type: "Exemplar", id: 3 },
-            histograms: { rule: "repeated", type: "Histogram", id: 4 },
-          },
-        },
-        Label: { fields: { name: { type: "string", id: 1 }, value: { type: "string", id: 2 } } },
-        Sample: { fields: { value: { type: "double", id: 1 }, timestamp: { type: "int64", id: 2 } } },
-        Exemplar: {
-          fields: {
-            labels: { rule: "repeated", type: "Label", id: 1 },
-            value: { type: "double", id: 2 },
-            timestamp: { type: "int64", id: 3 },
-          },
-        },
-        // native histograms are recognised (and counted), not stored
-        Histogram: { fields: { timestamp: { type: "int64", id: 15 } } },
-        MetricMetadata: {
-          fields: {
-            type: { type: "int32", id: 1 },
-            metricFamilyName: { type: "string", id: 2 },
-            help: { type: "string", id: 4 },
-            unit: { type: "string", id: 5 },
-          },
-        },
-      },
-    },
-  },
-});
-const WriteRequestType = root.lookupType("prometheus.WriteRequest");
-
-export { WriteRequestType };
+// prompb's messages and field numbers, read and written field by field with
+// protobufjs's reader and writer as a generated codec does:
+//   WriteRequest { repeated TimeSeries timeseries = 1; repeated MetricMetadata metadata = 3; }
+//   TimeSeries { repeated Label labels = 1; repeated Sample samples = 2;
+//                repeated Exemplar exemplars = 3; repeated Histogram histograms = 4; }
+//   Label { string name = 1; string value = 2; }
+//   Sample { double value = 1; int64 timestamp = 2; }
+//   MetricMetadata { MetricType type = 1; string metric_family_name = 2; string help = 4; string unit = 5; }
+// Exemplars and native histograms are counted, not stored.
 
 /** the snappy-compressed body as its protobuf bytes */
 export function uncompressBody(body: Uint8Array): Uint8Array {
@@ -182,17 +153,23 @@ function readSeries(r: protobuf.Reader, end: number, bytes: Buffer, known?: (raw
   return { labels, rawKey, labelsSkipped: false, samples, exemplars, histograms };
 }
 
-function readSample(r: protobuf.Reader, start: number, stop: number): { value: number; timestampMs: number } {
+function readSample(r: protobuf.Reader, start: number, stop: number): Sample {
   r.pos = start;
   let value = 0;
   let timestampMs = 0;
+  let stale = false;
   while (r.pos < stop) {
     const t = r.uint32();
-    if (t === 9) value = r.double();
-    else if (t === 16) timestampMs = readInt64(r);
+    if (t === 9) {
+      // little-endian double: the stale marker is 02 00 00 00 00 00 f0 7f
+      const b = r.buf;
+      const p = r.pos;
+      stale = b[p] === 2 && b[p + 1] === 0 && b[p + 2] === 0 && b[p + 3] === 0 && b[p + 4] === 0 && b[p + 5] === 0 && b[p + 6] === 0xf0 && b[p + 7] === 0x7f;
+      value = r.double();
+    } else if (t === 16) timestampMs = readInt64(r);
     else r.skipType(t & 7);
   }
-  return { value, timestampMs };
+  return stale ? { value, timestampMs, stale } : { value, timestampMs };
 }
 
 /** an int64 varint as a number (exact up to 2^53, which millisecond timestamps are) */
@@ -210,10 +187,25 @@ function readInt64(r: protobuf.Reader): number {
   throw new Error("invalid varint encoding");
 }
 
-/** encodes a WriteRequest (tests, the write-ahead log, benchmarks) as snappy-compressed protobuf */
-export function encodeWriteRequest(request: { timeseries: Array<{ labels: LabelPair[]; samples: Array<{ value: number; timestampMs: number }> }> }): Uint8Array<ArrayBuffer> {
-  const message = WriteRequestType.fromObject({
-    timeseries: request.timeseries.map((ts) => ({ labels: ts.labels, samples: ts.samples.map((s) => ({ value: s.value, timestamp: s.timestampMs })) })),
-  });
-  return snappy.compress(WriteRequestType.encode(message).finish()) as Uint8Array<ArrayBuffer>;
+/**
+ * Encodes a WriteRequest (the write-ahead log, tests, benchmarks) as
+ * snappy-compressed protobuf, with protobufjs's writer; a stale marker is
+ * written as its exact bits.
+ */
+export function encodeWriteRequest(request: { timeseries: Array<{ labels: LabelPair[]; samples: Sample[] }> }): Uint8Array<ArrayBuffer> {
+  const w = protobuf.Writer.create();
+  for (const ts of request.timeseries) {
+    w.uint32(10).fork();
+    for (const l of ts.labels) w.uint32(10).fork().uint32(10).string(l.name).uint32(18).string(l.value).ldelim();
+    for (const sample of ts.samples) {
+      w.uint32(18).fork();
+      if (sample.stale) w.uint32(9).fixed64(STALE_BITS as never);
+      else w.uint32(9).double(sample.value);
+      w.uint32(16).int64(sample.timestampMs).ldelim();
+    }
+    w.ldelim();
+  }
+  return snappy.compress(w.finish()) as Uint8Array<ArrayBuffer>;
 }
+
+const STALE_BITS = { low: 2, high: 0x7ff00000 };

@@ -178,7 +178,7 @@ function replay(records: Uint8Array[], head: (tenant: string) => TenantHead, now
       const s = h.byKey.get(key) ?? h.addSeries(Object.fromEntries(labels.map((l) => [l.name, l.value])), key);
       for (const sample of ts.samples) {
         if (sample.timestampMs <= s.persistedMaxT) continue;
-        if (h.append(s, sample.timestampMs, sample.value, now) === "ok") h.activate(s, now);
+        if (h.append(s, sample.timestampMs, sample.value, now, sample.stale) === "ok") h.activate(s, now);
       }
     }
   }
@@ -276,35 +276,45 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
 
       const out: SeriesSamples[] = [];
       matched.forEach((s, i) => {
-        const t: number[] = [];
-        const v: number[] = [];
-        let last = -Infinity;
-        const take = (ts: ArrayLike<number>, vs: ArrayLike<number>) => {
-          for (let j = 0; j < ts.length; j++) {
-            const x = ts[j]!;
-            if (x < mint || x <= last) continue;
-            if (x > maxt) break;
-            t.push(x);
-            v.push(vs[j]!);
-            last = x;
-          }
-        };
-        for (const data of fromDb.get(s.id) ?? []) {
-          const d = decodeXorChunk(data);
-          take(d.t, d.v);
-        }
         const part = headParts[i]!;
-        for (const c of part.closed) {
-          const d = decodeXorChunk(c.data);
-          take(d.t, d.v);
-        }
-        if (part.open) {
-          const d = decodeXorChunk(part.open);
-          take(d.t, d.v);
-        }
-        if (t.length) out.push({ labels: s.labels, t, v });
+        const chunks = [...(fromDb.get(s.id) ?? []), ...part.closed.map((c) => c.data), ...(part.open ? [part.open] : [])];
+        const samples = mergeChunks(chunks.map(decodeXorChunk), mint, maxt);
+        if (samples.t.length) out.push({ labels: s.labels, ...samples });
       });
       return out;
     },
   };
+}
+
+/**
+ * The samples of consecutive chunks within [mint, maxt], each timestamp once
+ * (a chunk being flushed may be read from both the head and the database).
+ * Values are copied as bits, so stale markers keep their NaN payload on every
+ * runtime.
+ */
+export function mergeChunks(chunks: Array<{ t: Float64Array; v: Float64Array }>, mint: number, maxt: number): { t: Float64Array; v: Float64Array } {
+  const ranges: Array<{ c: { t: Float64Array; v: Float64Array }; from: number; to: number }> = [];
+  let last = -Infinity;
+  let total = 0;
+  for (const c of chunks) {
+    let from = 0;
+    while (from < c.t.length && (c.t[from]! < mint || c.t[from]! <= last)) from++;
+    let to = from;
+    while (to < c.t.length && c.t[to]! <= maxt) to++;
+    if (to > from) {
+      ranges.push({ c, from, to });
+      total += to - from;
+      last = c.t[to - 1]!;
+    }
+  }
+  const t = new Float64Array(total);
+  const v = new Float64Array(total);
+  const vWords = new Uint32Array(v.buffer);
+  let at = 0;
+  for (const { c, from, to } of ranges) {
+    t.set(c.t.subarray(from, to), at);
+    vWords.set(new Uint32Array(c.v.buffer, c.v.byteOffset + from * 8, (to - from) * 2), at * 2);
+    at += to - from;
+  }
+  return { t, v };
 }

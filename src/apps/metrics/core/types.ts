@@ -36,6 +36,8 @@ export interface SampleToWrite {
   labels: Labels;
   t: number;
   v: number;
+  /** a stale marker (its NaN bits do not survive a number on every runtime, so it is flagged) */
+  stale?: boolean;
 }
 
 export type MetricsLimits = Config["metrics"]["limits"];

@@ -10,13 +10,13 @@
 //   and ALERTS_FOR_STATE series of pending and firing alerts are written;
 // - series a rule wrote at its previous evaluation and not at this one get a
 //   stale marker, so they end at once rather than after the lookback (where
-//   the runtime can carry one in a number: see STALE_MARKERS);
+//   the runtime keeps NaN bits or not: markers are flagged);
 // - a query or write error marks the rule's health "err" with lastError and
 //   the group goes on with the next rule.
 // The for-state is not restored from ALERTS_FOR_STATE after a restart:
 // alerts start pending again.
 import type { Logger } from "../../../../lib/logger.ts";
-import { STALE_NAN_BITS, type Labels, type SampleToWrite } from "../types.ts";
+import type { Labels, SampleToWrite } from "../types.ts";
 import type { Rule, RuleGroup } from "./group-format.ts";
 import { compileTemplate, type Template } from "./templates.ts";
 
@@ -69,17 +69,8 @@ export interface EvalDeps {
   logger: Logger;
 }
 
-/** Prometheus's stale marker */
-export const STALE_NAN = new Float64Array(new BigUint64Array([STALE_NAN_BITS]).buffer)[0]!;
-
-/**
- * Whether a number can carry the stale marker to the write path. It cannot on
- * JavaScriptCore (Bun), which makes every NaN the canonical one: there a
- * "stale marker" would be stored as a plain NaN sample, which queries would
- * see for the whole lookback, so none is written and series end after the
- * lookback as they would without markers.
- */
-export const STALE_MARKERS = new BigUint64Array(new Float64Array([STALE_NAN]).buffer)[0] === STALE_NAN_BITS;
+/** a stale marker for a series at t; flagged, since not every runtime keeps the marker's NaN bits in a number */
+const staleSample = (labels: Labels, t: number): SampleToWrite => ({ labels, t, v: Number.NaN, stale: true });
 
 /** alerts resolved longer ago than this are forgotten (Prometheus's resolvedRetention) */
 const RESOLVED_RETENTION = 15 * 60_000;
@@ -144,9 +135,8 @@ export function copyState(to: GroupRuntime, from: GroupRuntime): void {
 
 /** stale markers for everything a group wrote last (when it is deleted) */
 export function staleSamplesOf(g: GroupRuntime, t: number): SampleToWrite[] {
-  if (!STALE_MARKERS) return [];
   const all = [...g.staleSeries, ...g.rules.flatMap((r) => [...r.previous.values()])];
-  return all.map((labels) => ({ labels, t, v: STALE_NAN }));
+  return all.map((labels) => staleSample(labels, t));
 }
 
 const withoutEmpty = (labels: Labels): Labels => Object.fromEntries(Object.entries(labels).filter(([, v]) => v !== ""));
@@ -235,9 +225,9 @@ export async function evaluateGroup(g: GroupRuntime, ts: number, deps: EvalDeps)
   const started = performance.now();
   const t = ts - (g.group.query_offset ?? g.group.evaluation_delay ?? 0);
   if (g.staleSeries.length > 0) {
-    const stale = g.staleSeries.map((labels) => ({ labels, t, v: STALE_NAN }));
+    const stale = g.staleSeries.map((labels) => staleSample(labels, t));
     g.staleSeries = [];
-    if (STALE_MARKERS) await deps.write(g.tenant, stale).catch((err: unknown) => deps.logger.debug("writing stale markers failed", { err: message(err) }));
+    await deps.write(g.tenant, stale).catch((err: unknown) => deps.logger.debug("writing stale markers failed", { err: message(err) }));
   }
   for (const r of g.rules) {
     const ruleStarted = performance.now();
@@ -255,7 +245,7 @@ export async function evaluateGroup(g: GroupRuntime, ts: number, deps: EvalDeps)
       continue;
     }
     const current = new Map(samples.map((s) => [labelsKey(s.labels), s.labels]));
-    if (STALE_MARKERS) for (const [key, labels] of r.previous) if (!current.has(key)) samples.push({ labels, t, v: STALE_NAN });
+    for (const [key, labels] of r.previous) if (!current.has(key)) samples.push(staleSample(labels, t));
     r.previous = current;
     if (samples.length > 0) {
       try {
