@@ -42,6 +42,10 @@ describe("query API", () => {
     expect(await bad("/prometheus/api/v1/series", {})).toBe("no match[] parameter provided");
     expect(await bad("/prometheus/api/v1/series", { "match[]": '{job=~".*"}' })).toBe('invalid parameter "match[]": match[] must contain at least one non-empty matcher');
     expect(await bad("/prometheus/api/v1/label/foo-bar/values", {})).toBe('invalid label name: "foo-bar"');
+    // a malformed escape in the path is a bad name, not a server error
+    const escaped = await m().get("/prometheus/api/v1/label/%ff/values", "q");
+    expect(escaped.status).toBe(400);
+    expect(escaped.body.errorType).toBe("bad_data");
   });
 
   it("a real remote-write client (prometheus-remote-write) pushes successfully", async () => {

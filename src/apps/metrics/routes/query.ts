@@ -114,7 +114,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   };
   const labelValues = async (c: Context) => {
     const tenant = tenantOf(c, deps.gate);
-    const name = decodeURIComponent(c.req.param("name") ?? "");
+    const name = c.req.param("name") ?? "";
     if (name !== "__name__" && !isValidLabelName(name)) throw new ApiError(400, `invalid label name: "${name}"`);
     const p = await paramsOf(c);
     const limit = limitOf(p);
