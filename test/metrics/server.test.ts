@@ -3,7 +3,7 @@
 // enforced on remote write, /api/v1/user_limits, and rules evaluated on their
 // interval writing their results back as series of the tenant.
 import { describe, expect, it } from "vitest";
-import { useServer } from "../helpers/server.ts";
+import { testClock, useServer } from "../helpers/server.ts";
 import { metricsClient } from "./helpers.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -79,5 +79,22 @@ describe("metrics store in the server", () => {
     // another tenant sees neither
     expect((await m().query("other", "job:up:sum")).body.data.result).toEqual([]);
     expect((await m().get("/prometheus/api/v1/rules", "other")).body.data.groups).toEqual([]);
+  });
+});
+
+describe("metrics store: active series", () => {
+  const clock = testClock();
+  const ctx = useServer({ "metrics.limits.max_global_series_per_user": 1, "metrics.active_series_idle_timeout": "20m" }, clock);
+  it("a series idle longer than active_series_idle_timeout no longer counts against the series limit", async () => {
+    const m = metricsClient(ctx.server.urls.metrics!);
+    expect((await m.push("idle", [{ labels: { __name__: "a" }, samples: [[clock.now(), 1]] }])).status).toBe(200);
+    const refused = await m.push("idle", [{ labels: { __name__: "b" }, samples: [[clock.now(), 1]] }]);
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain("per-user series limit of 1 exceeded");
+    clock.advance(21 * 60_000);
+    expect((await m.push("idle", [{ labels: { __name__: "b" }, samples: [[clock.now(), 1]] }])).status).toBe(200);
+    expect((await m.raw("/metrics")).text).toContain('cortex_ingester_active_series{user="idle"} 1');
+    // a, idle, now needs a slot again
+    expect((await m.push("idle", [{ labels: { __name__: "a" }, samples: [[clock.now(), 2]] }])).status).toBe(400);
   });
 });

@@ -53,11 +53,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   await limits.reload();
   const metrics = createLogStoreMetrics();
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
-  app.use("*", async (c, next) => {
-    const started = performance.now();
-    await next();
-    metrics.observeRequest(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
-  });
+  app.use("*", metrics.requests);
   registerStatus(app, config, metrics);
   registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: metrics, now }, tenants);
   registerQueries(app, { store, limits: limits.of, tenants, now });

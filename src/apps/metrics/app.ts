@@ -76,11 +76,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   const metrics = createMetricsStoreMetrics(store, sweep);
   const ingestDeps: IngestDeps = { store, limits, buckets: createTokenBuckets(now), counters: metrics, now, idleTimeout: m.active_series_idle_timeout };
 
-  app.use("*", async (c, next) => {
-    const started = performance.now();
-    await next();
-    metrics.observeRequest(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
-  });
+  app.use("*", metrics.requests);
   registerStatus(app, config, metrics);
   registerAdminApi(app, { tenants, adminToken, defaults: m.limits });
   registerLimitsRoutes(app, { limits, gate: tenants });

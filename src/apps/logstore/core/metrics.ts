@@ -1,12 +1,15 @@
 // The log store's own metrics (GET /metrics), with prom-client: lines and
 // bytes received per tenant, discarded entries by reason, request durations.
 // Names follow the real product's, with svc in place of its name.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { MiddlewareHandler } from "hono";
+import { Counter, Registry, collectDefaultMetrics } from "prom-client";
+import { requestDurations } from "../../../lib/http/request-metrics.ts";
 import type { IngestCounters } from "./ingest.ts";
 
 export interface LogStoreMetrics extends IngestCounters {
   registry: Registry;
-  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** records request durations (by method, route and status) */
+  requests: MiddlewareHandler;
 }
 
 export function createLogStoreMetrics(): LogStoreMetrics {
@@ -16,15 +19,9 @@ export function createLogStoreMetrics(): LogStoreMetrics {
   const bytes = new Counter({ name: "svc_distributor_bytes_received_total", help: "Bytes of log lines received, by tenant.", labelNames: ["tenant"], registers: [registry] });
   const discardedLines = new Counter({ name: "svc_discarded_samples_total", help: "Log entries refused, by reason and tenant.", labelNames: ["reason", "tenant"], registers: [registry] });
   const discardedBytes = new Counter({ name: "svc_discarded_bytes_total", help: "Bytes of log entries refused, by reason and tenant.", labelNames: ["reason", "tenant"], registers: [registry] });
-  const duration = new Histogram({
-    name: "svc_request_duration_seconds",
-    help: "Time spent serving HTTP requests.",
-    labelNames: ["method", "route", "status_code"],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
   return {
     registry,
+    requests: requestDurations(registry, "svc_request_duration_seconds"),
     received(tenant, n, b) {
       lines.inc({ tenant }, n);
       bytes.inc({ tenant }, b);
@@ -32,9 +29,6 @@ export function createLogStoreMetrics(): LogStoreMetrics {
     discarded(tenant, reason, n, b) {
       discardedLines.inc({ reason, tenant }, n);
       discardedBytes.inc({ reason, tenant }, b);
-    },
-    observeRequest(method, route, status, seconds) {
-      duration.observe({ method, route, status_code: String(status) }, seconds);
     },
   };
 }

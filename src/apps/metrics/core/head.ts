@@ -3,7 +3,7 @@
 // tenant and per metric, and each series' recent samples: an open XOR chunk
 // appended to as samples arrive, closed every CHUNK_SAMPLES samples, kept
 // until written to the database.
-import { compileMatcher, matchesLabels } from "./matchers.ts";
+import { matcherPredicate } from "./matchers.ts";
 import type { Labels, Matcher } from "./types.ts";
 import { XorAppender } from "./xor-chunk.ts";
 
@@ -173,9 +173,9 @@ export class TenantHead {
 
   /** the series matching every matcher, ascending by id */
   select(matchers: readonly Matcher[]): HeadSeries[] {
-    const compiled = matchers.map(compileMatcher);
+    const compiled = matchers.map((m) => ({ ...m, test: matcherPredicate(m) }));
     let candidates: number[] | undefined;
-    const rest = [];
+    const rest: typeof compiled = [];
     for (const m of compiled) {
       let ids: number[] | undefined;
       if (m.type === "=" && m.value !== "") ids = this.postings.get(m.name)?.get(m.value) ?? [];
@@ -192,7 +192,7 @@ export class TenantHead {
     const out: HeadSeries[] = [];
     for (const id of candidates ?? this.allIds) {
       const s = this.byId.get(id);
-      if (s && (rest.length === 0 || matchesLabels(rest, s.labels))) out.push(s);
+      if (s && rest.every((m) => m.test(s.labels[m.name] ?? ""))) out.push(s);
     }
     return out;
   }

@@ -1,13 +1,16 @@
 // The metrics store's own metrics (GET /metrics), with prom-client, named as
 // Mimir names them: samples received and ingested per tenant, discarded
 // samples by reason, active and in-memory series, request durations.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { MiddlewareHandler } from "hono";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { requestDurations } from "../../../lib/http/request-metrics.ts";
 import type { IngestCounters } from "./ingest.ts";
 import type { MetricsStore } from "./store.ts";
 
 export interface MetricsStoreMetrics extends IngestCounters {
   registry: Registry;
-  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** records request durations (by method, route and status) */
+  requests: MiddlewareHandler;
 }
 
 export function createMetricsStoreMetrics(store: MetricsStore, sweep: () => void): MetricsStoreMetrics {
@@ -37,20 +40,11 @@ export function createMetricsStoreMetrics(store: MetricsStore, sweep: () => void
       this.set(n);
     },
   });
-  const duration = new Histogram({
-    name: "cortex_request_duration_seconds",
-    help: "Time (in seconds) spent serving HTTP requests.",
-    labelNames: ["method", "route", "status_code"],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
   return {
     registry,
+    requests: requestDurations(registry, "cortex_request_duration_seconds"),
     received: (user, n) => received.inc({ user }, n),
     ingested: (user, n) => ingested.inc({ user }, n),
     discarded: (user, reason, n) => discarded.inc({ reason, user }, n),
-    observeRequest(method, route, status, seconds) {
-      duration.observe({ method, route, status_code: String(status) }, seconds);
-    },
   };
 }

@@ -94,6 +94,8 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     wal = openSegmentWal(o.walDir);
     wal.truncateBefore(wal.segment);
   }
+  /** series retention emptied of stored chunks while they were still in use, by tenant */
+  let retentionPending = new Map<string, Set<number>>();
   const timer = setInterval(() => {
     flush().catch((err: unknown) => o.logger.error("writing metrics chunks failed; retrying", { err: String(err) }));
   }, o.flushInterval ?? 10_000);
@@ -117,24 +119,43 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     querier: (tenant, budget) => createQuerier(o.pg, heads.get(tenant), tenant, budget),
     flush,
     async deleteBefore(cutoff) {
+      const pendingOf = (tenant: string) => {
+        let ids = retentionPending.get(tenant);
+        if (!ids) retentionPending.set(tenant, (ids = new Set()));
+        return ids;
+      };
       await flushing?.catch(() => {});
-      const deleted = await o.pg.query("delete from metrics_chunks where max_t < $1", [cutoff]);
-      const remaining = await o.pg.query<{ tenant: string; series_id: number }>("select distinct tenant, series_id from metrics_chunks");
-      const kept = new Set(remaining.rows.map((r) => `${r.tenant}\u0000${r.series_id}`));
+      const deleted = await o.pg.query<{ tenant: string; series_id: number }>("delete from metrics_chunks where max_t < $1 returning tenant, series_id", [cutoff]);
+      // only series that lost chunks (now or at an earlier run, while still in use) can be left with none
+      const touched = retentionPending;
+      retentionPending = new Map();
+      for (const r of deleted.rows) {
+        let ids = touched.get(r.tenant);
+        if (!ids) touched.set(r.tenant, (ids = new Set()));
+        ids.add(r.series_id);
+      }
       for (const [tenant, h] of heads) {
-        const gone = new Set<number>();
         for (const s of h.byId.values()) {
           if (s.firstT < cutoff) s.firstT = cutoff;
           if (s.persistedMaxT < cutoff) s.persistedMaxT = -Infinity;
-          const inHead = openSamples(s) > 0 || s.closed.length > 0;
-          if (!inHead && !s.active && !kept.has(`${tenant}\u0000${s.id}`)) gone.add(s.id);
+        }
+        const ids = touched.get(tenant);
+        if (!ids) continue;
+        const left = await o.pg.query<{ series_id: number }>("select distinct series_id from metrics_chunks where tenant = $1 and series_id = any($2::int[])", [tenant, [...ids]]);
+        const kept = new Set(left.rows.map((r) => r.series_id));
+        const gone = new Set<number>();
+        for (const id of ids) {
+          const s = h.byId.get(id);
+          if (!s || kept.has(id)) continue;
+          if (!s.active && openSamples(s) === 0 && s.closed.length === 0) gone.add(id);
+          else pendingOf(tenant).add(id); // in use: looked at again at the next run
         }
         if (gone.size) {
           await o.pg.query("delete from metrics_series where tenant = $1 and id = any($2::int[])", [tenant, [...gone]]);
           h.removeSeries(gone);
         }
       }
-      return deleted.affectedRows ?? 0;
+      return deleted.rows.length;
     },
     async close() {
       clearInterval(timer);

@@ -6,7 +6,7 @@ import type { Context, Hono } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import type { Semaphore } from "../../../lib/semaphore.ts";
 import type { HeadSeries } from "../core/head.ts";
-import { compileMatcher } from "../core/matchers.ts";
+import { matcherPredicate } from "../core/matchers.ts";
 import { instantQuery, parsePromQL, PromQLParseError, rangeQuery, selectorsOf } from "../core/promql/index.ts";
 import { newBudget, type MetricsStore } from "../core/store.ts";
 import type { Matcher, MetricsLimitsSource } from "../core/types.ts";
@@ -172,7 +172,7 @@ function parseSelector(text: string): Matcher[] {
     throw err;
   }
   if (matchers.length !== 1) throw invalidParam("match[]", `1:1: parse error: expected a vector selector, got "${text}"`);
-  if (matchers[0]!.every((m) => compileMatcher(m).test(""))) throw invalidParam("match[]", "match[] must contain at least one non-empty matcher");
+  if (matchers[0]!.every((m) => matcherPredicate(m)(""))) throw invalidParam("match[]", "match[] must contain at least one non-empty matcher");
   return matchers[0]!;
 }
 

@@ -3,7 +3,7 @@
 import type { Expr, ValueType, VectorSelector } from "./ast.ts";
 import { documentedType, FUNCTIONS, isComparison, isSetOp, typeOf } from "./ast.ts";
 import { PromQLParseError, quoteString } from "./parse-error.ts";
-import { matcherPredicate } from "./regex.ts";
+import { matcherPredicate } from "../matchers.ts";
 
 export function checkExpr(query: string, root: Expr): void {
   const fail = (at: number, reason: string): never => {

@@ -8,7 +8,7 @@ import { evalScalar, evalVector } from "./evaluate.ts";
 import { parseGoFloat } from "./literals.ts";
 import { bucketQuantile, type Bucket } from "./math.ts";
 import { absentLabels, evalRangeFunction, isRangeFunction } from "./range-functions.ts";
-import { anchoredRegex, RegexError } from "./regex.ts";
+import { anchoredRegex, RegexError } from "../matchers.ts";
 import { evalVectorSelector } from "./selectors.ts";
 import {
   dropMetricName, execError, keyWithoutLabels, labelsKey, mergeSameLabels, SeriesCollector, withLabel, type StepSeries, type Value,

@@ -19,7 +19,7 @@ export type { Expr } from "./ast.ts";
 export { parsePromQL } from "./parse.ts";
 export { PromQLParseError } from "./parse-error.ts";
 export { formatSampleValue } from "./format.ts";
-export { matchesAll, matcherPredicate } from "./regex.ts";
+export { matchesAll, matcherPredicate } from "../matchers.ts";
 
 export interface QueryOptions {
   /** how far back an instant selector looks for a sample, ms (default, and for 0: 5m) */

@@ -12,7 +12,7 @@ import { checkExpr } from "./check.ts";
 import { diagnose } from "./diagnose.ts";
 import { parseDurationMs, parseGoNumber, unquote } from "./literals.ts";
 import { PromQLParseError, quoteString } from "./parse-error.ts";
-import { anchoredRegex, RegexError } from "./regex.ts";
+import { anchoredRegex, RegexError } from "../matchers.ts";
 
 const BINARY_OPS: Record<string, BinaryOp> = {
   Pow: "^", Mul: "*", Div: "/", Mod: "%", Atan2: "atan2", Add: "+", Sub: "-",

@@ -221,6 +221,13 @@ async function evalAlerting(g: GroupRuntime, r: RuleRuntime, ts: number, t: numb
 }
 
 /** evaluates every rule of the group at ts (ms) and writes the results */
+/** a rule's evaluation or write failed: its health shows it, the log says why */
+function markFailed(g: GroupRuntime, r: RuleRuntime, err: unknown, what: string, deps: EvalDeps): void {
+  r.health = "err";
+  r.lastError = message(err);
+  deps.logger.warn(what, { tenant: g.tenant, namespace: g.namespace, group: g.group.name, rule: r.rule.record ?? r.rule.alert, err: r.lastError });
+}
+
 export async function evaluateGroup(g: GroupRuntime, ts: number, deps: EvalDeps): Promise<void> {
   const started = performance.now();
   const t = ts - (g.group.query_offset ?? g.group.evaluation_delay ?? 0);
@@ -237,9 +244,7 @@ export async function evaluateGroup(g: GroupRuntime, ts: number, deps: EvalDeps)
       r.health = "ok";
       r.lastError = "";
     } catch (err) {
-      r.health = "err";
-      r.lastError = message(err);
-      deps.logger.warn("evaluating rule failed", { tenant: g.tenant, namespace: g.namespace, group: g.group.name, rule: r.rule.record ?? r.rule.alert, err: r.lastError });
+      markFailed(g, r, err, "evaluating rule failed", deps);
       r.lastEvaluation = ts;
       r.evaluationTime = (performance.now() - ruleStarted) / 1000;
       continue;
@@ -251,9 +256,7 @@ export async function evaluateGroup(g: GroupRuntime, ts: number, deps: EvalDeps)
       try {
         await deps.write(g.tenant, samples);
       } catch (err) {
-        r.health = "err";
-        r.lastError = message(err);
-        deps.logger.warn("writing rule results failed", { tenant: g.tenant, namespace: g.namespace, group: g.group.name, rule: r.rule.record ?? r.rule.alert, err: r.lastError });
+        markFailed(g, r, err, "writing rule results failed", deps);
       }
     }
     r.lastEvaluation = ts;
