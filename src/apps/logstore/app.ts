@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Hono } from "hono";
 import type { Config } from "../../config/schema.ts";
 import type { Database } from "../../db/open.ts";
+import { requestDurations } from "../../lib/http/request-metrics.ts";
 import { createStoreApp } from "../../lib/http/store-app.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
@@ -53,7 +54,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   await limits.reload();
   const metrics = createLogStoreMetrics();
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
-  app.use("*", metrics.requests);
+  app.use("*", requestDurations(metrics.registry, "svc_request_duration_seconds"));
   registerStatus(app, config, metrics);
   registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: metrics, now }, tenants);
   registerQueries(app, { store, limits: limits.of, tenants, now });

@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import type { Config } from "../../config/schema.ts";
 import type { Database } from "../../db/open.ts";
 import { ApiError } from "../../lib/errors.ts";
+import { requestDurations } from "../../lib/http/request-metrics.ts";
 import { createStoreApp } from "../../lib/http/store-app.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
@@ -76,7 +77,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   const metrics = createMetricsStoreMetrics(store, sweep);
   const ingestDeps: IngestDeps = { store, limits, buckets: createTokenBuckets(now), counters: metrics, now, idleTimeout: m.active_series_idle_timeout };
 
-  app.use("*", metrics.requests);
+  app.use("*", requestDurations(metrics.registry, "cortex_request_duration_seconds"));
   registerStatus(app, config, metrics);
   registerAdminApi(app, { tenants, adminToken, defaults: m.limits });
   registerLimitsRoutes(app, { limits, gate: tenants });

@@ -1,15 +1,11 @@
 // The log store's own metrics (GET /metrics), with prom-client: lines and
-// bytes received per tenant, discarded entries by reason, request durations.
+// bytes received per tenant, discarded entries by reason (request durations are added by the app).
 // Names follow the real product's, with svc in place of its name.
-import type { MiddlewareHandler } from "hono";
 import { Counter, Registry, collectDefaultMetrics } from "prom-client";
-import { requestDurations } from "../../../lib/http/request-metrics.ts";
 import type { IngestCounters } from "./ingest.ts";
 
 export interface LogStoreMetrics extends IngestCounters {
   registry: Registry;
-  /** records request durations (by method, route and status) */
-  requests: MiddlewareHandler;
 }
 
 export function createLogStoreMetrics(): LogStoreMetrics {
@@ -21,7 +17,6 @@ export function createLogStoreMetrics(): LogStoreMetrics {
   const discardedBytes = new Counter({ name: "svc_discarded_bytes_total", help: "Bytes of log entries refused, by reason and tenant.", labelNames: ["reason", "tenant"], registers: [registry] });
   return {
     registry,
-    requests: requestDurations(registry, "svc_request_duration_seconds"),
     received(tenant, n, b) {
       lines.inc({ tenant }, n);
       bytes.inc({ tenant }, b);

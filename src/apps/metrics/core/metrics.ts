@@ -1,16 +1,12 @@
 // The metrics store's own metrics (GET /metrics), with prom-client, named as
 // Mimir names them: samples received and ingested per tenant, discarded
-// samples by reason, active and in-memory series, request durations.
-import type { MiddlewareHandler } from "hono";
+// samples by reason, active and in-memory series (request durations are added by the app).
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import { requestDurations } from "../../../lib/http/request-metrics.ts";
 import type { IngestCounters } from "./ingest.ts";
 import type { MetricsStore } from "./store.ts";
 
 export interface MetricsStoreMetrics extends IngestCounters {
   registry: Registry;
-  /** records request durations (by method, route and status) */
-  requests: MiddlewareHandler;
 }
 
 export function createMetricsStoreMetrics(store: MetricsStore, sweep: () => void): MetricsStoreMetrics {
@@ -42,7 +38,6 @@ export function createMetricsStoreMetrics(store: MetricsStore, sweep: () => void
   });
   return {
     registry,
-    requests: requestDurations(registry, "cortex_request_duration_seconds"),
     received: (user, n) => received.inc({ user }, n),
     ingested: (user, n) => ingested.inc({ user }, n),
     discarded: (user, reason, n) => discarded.inc({ reason, user }, n),
