@@ -40,9 +40,9 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   const closers: Array<() => Promise<void>> = [];
   try {
     const deps = { config, db, logger, lifecycle };
-    const apps: Array<[ServiceName, number, FetchHandler]> = [
-      ["dashboard", config.dashboard.http_port, (await createDashboardApp({ ...deps, adminFiles: await adminFiles(), ...options })).app.fetch],
-    ];
+    const dashboard = await createDashboardApp({ ...deps, adminFiles: await adminFiles(), ...options });
+    closers.push(dashboard.close);
+    const apps: Array<[ServiceName, number, FetchHandler]> = [["dashboard", config.dashboard.http_port, dashboard.app.fetch]];
     // the stores share the server block's TLS, as dskit's listeners do; the dashboard has its own
     const tlsOf = (name: ServiceName) => (name === "dashboard" ? config.dashboard.http_tls_config : config.server.http_tls_config);
 

@@ -49,6 +49,8 @@ async function runServer(config: Config): Promise<void> {
     if (err instanceof DataDirInUseError || err instanceof SchemaTooNewError || err instanceof ListenError) {
       throw new CliError(err.message, EXIT_FAILURE);
     }
+    // a provisioned data source that cannot be applied is a bad configuration
+    if (err instanceof ConfigError) throw new CliError(err.message, EXIT_USAGE);
     throw err;
   });
   for (const [name, url] of Object.entries(server.urls)) process.stdout.write(`${name} listening on ${url}\n`);

@@ -32,6 +32,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   const origin = new Map<string, string>(); // key path -> where its value came from
   const merged: Tree = {};
   for (const key of configKeys) setPath(merged, key.path, Array.isArray(key.default) ? [...key.default] : key.default);
+  // list blocks of the file only (no flag or environment variable sets them)
+  for (const block of LIST_BLOCKS) merged[block] = [];
 
   if (sources.file !== undefined) {
     const fileTree = readConfigFile(sources.file);
@@ -110,7 +112,7 @@ function readConfigFile(file: string): Tree {
   }
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== "object" || Array.isArray(doc)) {
-    throw new ConfigError([`config file ${file}: expected a mapping of blocks (server, dashboard, logs, metrics, security, storage)`]);
+    throw new ConfigError([`config file ${file}: expected a mapping of blocks (server, dashboard, logs, metrics, security, storage, datasources)`]);
   }
   return doc as Tree;
 }
@@ -134,12 +136,13 @@ function describeProblem(path: string[], problem: string, merged: Tree, origin: 
   if (problem === "must be removed") {
     const parent = path.slice(0, -1).join(".");
     const allowed = configKeys.filter((k) => k.path.startsWith(parent + ".")).map((k) => k.path.slice(parent.length + 1));
+    if (path[0] === "datasources") return `${label}: unknown field of a provisioned data source; fields: ${PROVISIONING_FIELDS.join(", ")}`;
     return parent
       ? `${label}: unknown key; ${parent} accepts ${allowed.join(", ")}`
       : `${label}: unknown block; the config file accepts ${blocks().join(", ")}`;
   }
   const value = getPath(merged, path);
-  const shown = key?.secret ? "<redacted>" : JSON.stringify(value) ?? String(value);
+  const shown = key?.secret || isSecretPath(path) ? "<redacted>" : JSON.stringify(value) ?? String(value);
   // union problems arrive with the path in front: "server.edition must be ..."
   const expected = problem.replace(new RegExp(`^${dotted.replace(/[.]/g, "\\.")}\\s+`), "").replace(/\s*\(was [^)]*\)$/, "");
   return `${label}: ${expected}, got ${shown}`;
@@ -184,8 +187,20 @@ function fromText(key: ConfigKey, text: string): unknown {
   return text;
 }
 
+/** blocks of the file that hold a list rather than keys: datasources (provisioning) */
+const LIST_BLOCKS = ["datasources"] as const;
+const PROVISIONING_FIELDS = [
+  "name", "type", "uid", "orgId", "access", "url", "user", "database", "basicAuth", "basicAuthUser",
+  "withCredentials", "isDefault", "jsonData", "secureJsonData", "version", "editable",
+];
+
 export function blocks(): string[] {
-  return [...new Set(configKeys.map((k) => k.path.split(".")[0]!))];
+  return [...new Set([...configKeys.map((k) => k.path.split(".")[0]!), ...LIST_BLOCKS])];
+}
+
+/** values under a provisioned data source's secureJsonData (or any password) are never shown */
+function isSecretPath(path: string[]): boolean {
+  return path.some((p) => p === "secureJsonData" || /password/i.test(p));
 }
 
 function isTree(v: unknown): v is Tree {

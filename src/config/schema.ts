@@ -30,6 +30,31 @@ const tlsConfig = {
   client_ca: "string",
 } as const;
 
+/**
+ * A data source of the config file's datasources block, in the real product's
+ * provisioning-file shape (camelCase fields), created or updated at startup.
+ */
+const provisionedDataSource = type({
+  name: nonEmpty,
+  type: nonEmpty,
+  "uid?": "string",
+  "orgId?": type("number.integer >= 1").describe("an organization id"),
+  "access?": "'proxy' | 'direct'",
+  "url?": "string",
+  "user?": "string",
+  "database?": "string",
+  "basicAuth?": "boolean",
+  "basicAuthUser?": "string",
+  "withCredentials?": "boolean",
+  "isDefault?": "boolean",
+  "jsonData?": type("Record<string, unknown>").describe("a mapping"),
+  // a secret, or {name: <secure value>} (the secure value must list provisioning.svc.app in spec.decrypters)
+  "secureJsonData?": type.Record("string", type("string").or({ name: "string" })).describe("a mapping of names to secret strings or {name: <secure value>}"),
+  "version?": "number.integer",
+  "editable?": "boolean",
+});
+export type ProvisionedDataSource = typeof provisionedDataSource.infer;
+
 export const configSchema = type({
   server: {
     host: nonEmpty,
@@ -50,6 +75,7 @@ export const configSchema = type({
     nested_folders: "boolean",
     max_nested_folder_depth: type("1 <= number.integer <= 7").describe("an integer from 1 to 7"),
     http_tls_config: tlsConfig,
+    datasource_limit: type("number.integer >= 1").describe("a positive whole number"),
     root_url: type("string").narrow((s, ctx) => s === "" || /^https?:\/\/[^\s/]+/.test(s) || ctx.mustBe("an http(s) URL such as https://outpost.example.com/")),
   },
   logs: {
@@ -117,6 +143,8 @@ export const configSchema = type({
   },
   security: {
     admin_password: nonEmpty,
+    secret_key: "string",
+    previous_secret_keys: type("string[]").describe("a list of keys"),
     basic_auth_enabled: "boolean",
     login_max_attempts: type("number.integer >= 0").describe("a whole number (0 turns the lock-out off)"),
     login_lockout_duration: duration,
@@ -127,6 +155,7 @@ export const configSchema = type({
     data_dir: nonEmpty,
     in_memory: "boolean",
   },
+  datasources: provisionedDataSource.array(),
 }).onDeepUndeclaredKey("reject");
 
 /** The validated configuration: sizes in bytes, durations in milliseconds. */

@@ -39,12 +39,21 @@ import { registerServiceAccounts } from "./legacy/service-accounts.ts";
 import { registerTeams } from "./legacy/teams.ts";
 import { registerUser } from "./legacy/user.ts";
 import { renderDashboardError } from "./render-error.ts";
+import { secureValueAccess, secureValueKind } from "./apis/kinds/secure-values.ts";
+import { loadDataSources } from "./core/datasource-registry.ts";
+import { provisionDataSources } from "./core/datasource-provisioning.ts";
+import type { DataSourceDeps } from "./core/datasources.ts";
+import { finishRotation, resolveSecretKeys, watchKeyFile } from "./core/secret-keys.ts";
+import { createKeySet, createSecrets } from "./core/secrets.ts";
+import { registerDataSources } from "./legacy/datasources.ts";
 
 export interface DashboardApp {
   app: Hono;
   /** every route with the access it requires */
   routes: readonly RouteEntry[];
   identity: IdentityDeps;
+  /** stops background work (key file watching, re-wrapping) */
+  close(): Promise<void>;
 }
 
 export async function createDashboardApp(deps: DashboardDeps): Promise<DashboardApp> {
@@ -80,6 +89,21 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   }
   const store = createResourceStore(db.pg);
   const namespaces = { edition: config.server.edition, stackId: config.dashboard.stack_id };
+  const keySource = resolveSecretKeys(config.security, db.dataDir);
+  const secrets = createSecrets(db.pg, await createKeySet(keySource.keys), deps.logger);
+  // secrets an earlier key sealed (a rotation interrupted, or a new security.secret_key) are re-wrapped in the background
+  const rewrapping = finishRotation(secrets, keySource, deps.logger).catch((err: unknown) =>
+    deps.logger.error("re-wrapping secrets failed", { err: (err as Error).message }),
+  );
+  const stopWatching = watchKeyFile(secrets, keySource, deps.logger);
+  const dataSources: DataSourceDeps = {
+    pg: db.pg,
+    registry: await loadDataSources(db.pg),
+    secrets,
+    secureValues: secureValueAccess(store, namespaces, secrets),
+  };
+  await provisionDataSources(dataSources, config.datasources, deps.logger);
+  registerDataSources(r, { ...dataSources, listLimit: config.dashboard.datasource_limit });
   const alertRules = createAlertRuleStore(db.pg);
   const libraryElements = createLibraryElementStore(db.pg);
   const annotations = createAnnotationStore(db.pg, now);
@@ -112,11 +136,19 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerAlertRules(r, { rules: alertRules, store, folders, namespaces, now });
   // before the generic /apis routes, which would otherwise take these paths
   registerStars(r, { stars, store, namespaces, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });
-  const kinds = [folders, dashboards, playlistKind()];
+  const kinds = [folders, dashboards, playlistKind(), secureValueKind(secrets, db.pg)];
   registerOpenApi(r, kinds, toggles);
   registerApis(r, { kinds, store, namespaces, featureToggles: toggles, now });
   registerAdminPage(r, deps);
-  return { app, routes: r.entries, identity };
+  return {
+    app,
+    routes: r.entries,
+    identity,
+    async close() {
+      stopWatching();
+      await rewrapping;
+    },
+  };
 }
 
 /** a configured key that cannot be read or is not an RSA public key stops startup, naming the problem */

@@ -67,6 +67,7 @@ export function checkName(d: KindDescriptor, name: string): void {
   if (name.length > d.maxNameLength) {
     throw statusErrors.invalid(d, name, "metadata.name", `must be no more than ${d.maxNameLength} characters`);
   }
+  if (d.namePattern && !d.namePattern.re.test(name)) throw statusErrors.invalid(d, name, "metadata.name", d.namePattern.message);
   if (!NAME.test(name)) {
     throw statusErrors.invalid(d, name, "metadata.name", "must consist of letters, digits, '-', '_' or '.', and start with a letter or digit");
   }

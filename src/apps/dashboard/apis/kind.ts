@@ -44,6 +44,8 @@ export interface KindDescriptor {
   inFolders: boolean;
   /** longest name accepted */
   maxNameLength: number;
+  /** a stricter name rule than the default (letters, digits, '-', '_', '.') */
+  namePattern?: { re: RegExp; message: string };
   /** status of an update with a stale resourceVersion (409 in Kubernetes; 412 for folders per the spec) */
   staleStatus: 409 | 412;
   beforeWrite?(ctx: KindContext, next: StoredObject, previous: StoredObject | undefined): Promise<void>;
