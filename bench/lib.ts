@@ -47,8 +47,14 @@ export interface Throughput {
 }
 
 /** requests per second of one URL under load (autocannon, in this process) */
-export async function throughput(url: string, options: { seconds: number; connections: number; headers?: Record<string, string> }): Promise<Throughput> {
+export async function throughput(
+  url: string,
+  options: { seconds: number; connections: number; headers?: Record<string, string>; method?: "GET" | "POST"; body?: string },
+): Promise<Throughput> {
   const { default: autocannon } = await import("autocannon");
-  const r = await autocannon({ url, connections: options.connections, duration: options.seconds, headers: options.headers ?? {} });
+  const r = await autocannon({
+    url, connections: options.connections, duration: options.seconds, headers: options.headers ?? {},
+    method: options.method ?? "GET", ...(options.body !== undefined ? { body: options.body } : {}),
+  });
   return { rps: r.requests.average, p99: r.latency.p99, bad: r.non2xx + r.errors };
 }

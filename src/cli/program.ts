@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { VERSION } from "../version.ts";
 import { registerAdmin } from "./admin.ts";
 import { registerCerts } from "./certs.ts";
+import { registerSecrets } from "./secrets.ts";
 import { registerServe } from "./serve.ts";
 import { registerVersion } from "./version.ts";
 
@@ -21,5 +22,6 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
   registerVersion(program);
   registerAdmin(program, env);
   registerCerts(program);
+  registerSecrets(program, env);
   return program;
 }

@@ -43,9 +43,16 @@ import { secureValueAccess, secureValueKind } from "./apis/kinds/secure-values.t
 import { loadDataSources } from "./core/datasource-registry.ts";
 import { provisionDataSources } from "./core/datasource-provisioning.ts";
 import type { DataSourceDeps } from "./core/datasources.ts";
-import { finishRotation, resolveSecretKeys, watchKeyFile } from "./core/secret-keys.ts";
-import { createKeySet, createSecrets } from "./core/secrets.ts";
+import { startSecrets } from "./core/secret-keys.ts";
 import { registerDataSources } from "./legacy/datasources.ts";
+import { unrestricted } from "./core/log-query-restriction.ts";
+import { registerDataSourceProxy } from "./legacy/datasource-proxy.ts";
+import { registerDsQuery } from "./legacy/ds-query.ts";
+import { createLbac } from "./core/lbac.ts";
+import { registerDataSourceLbac } from "./legacy/datasource-lbac.ts";
+import { grantDefaultPermissions, initializeDataSourcePermissions } from "./core/datasource-permissions.ts";
+import { changed } from "./core/identity-deps.ts";
+import { registerDataSourcePermissions } from "./legacy/datasource-permissions.ts";
 
 export interface DashboardApp {
   app: Hono;
@@ -89,21 +96,33 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   }
   const store = createResourceStore(db.pg);
   const namespaces = { edition: config.server.edition, stackId: config.dashboard.stack_id };
-  const keySource = resolveSecretKeys(config.security, db.dataDir);
-  const secrets = createSecrets(db.pg, await createKeySet(keySource.keys), deps.logger);
-  // secrets an earlier key sealed (a rotation interrupted, or a new security.secret_key) are re-wrapped in the background
-  const rewrapping = finishRotation(secrets, keySource, deps.logger).catch((err: unknown) =>
-    deps.logger.error("re-wrapping secrets failed", { err: (err as Error).message }),
-  );
-  const stopWatching = watchKeyFile(secrets, keySource, deps.logger);
+  const running = await startSecrets(config.security, db.pg, db.dataDir, deps.logger);
+  const { secrets } = running;
   const dataSources: DataSourceDeps = {
     pg: db.pg,
     registry: await loadDataSources(db.pg),
     secrets,
     secureValues: secureValueAccess(store, namespaces, secrets),
+    // the access model holds data source permissions: it is rebuilt when they come or go
+    onChanged: () => changed(identity),
+    ...(enterprise ? { onCreated: (tx, ds, caller) => grantDefaultPermissions(tx, ds, caller) } : {}),
   };
-  await provisionDataSources(dataSources, config.datasources, deps.logger);
+  // a bad entry stops startup: leave nothing running behind it
+  await provisionDataSources(dataSources, config.datasources, deps.logger).catch(async (err: unknown) => {
+    await running.close();
+    throw err;
+  });
+  if (enterprise) {
+    await initializeDataSourcePermissions(identity, dataSources.registry);
+    registerDataSourcePermissions(r, identity, dataSources.registry);
+  }
   registerDataSources(r, { ...dataSources, listLimit: config.dashboard.datasource_limit });
+  // team LBAC rules (enterprise, cloud); the query routes apply their restriction
+  const lbac = enterprise ? createLbac(db.pg, identity.model) : undefined;
+  if (lbac) registerDataSourceLbac(r, { registry: dataSources.registry, lbac });
+  const restrictionOf = lbac?.restrictionOf ?? unrestricted;
+  registerDataSourceProxy(r, { ...dataSources, restrictionOf });
+  registerDsQuery(r, { ...dataSources, restrictionOf, now, logger: deps.logger });
   const alertRules = createAlertRuleStore(db.pg);
   const libraryElements = createLibraryElementStore(db.pg);
   const annotations = createAnnotationStore(db.pg, now);
@@ -144,10 +163,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     app,
     routes: r.entries,
     identity,
-    async close() {
-      stopWatching();
-      await rewrapping;
-    },
+    close: running.close,
   };
 }
 

@@ -46,6 +46,7 @@ create unique index data_sources_name_key on data_sources (org_id, name);
 -- Managed data source permissions (enterprise): a user, a team or a basic role
 -- holds Query, Edit or Admin on one data source.
 create table datasource_permissions (
+  id serial primary key,
   datasource_id integer not null references data_sources (id) on delete cascade,
   user_id integer references users (id) on delete cascade,
   team_id integer references teams (id) on delete cascade,

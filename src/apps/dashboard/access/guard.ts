@@ -19,6 +19,8 @@ export type Access =
       usersOnly?: boolean;
       /** evaluate in this organization (a path parameter) instead of the caller's current one */
       orgOf?: (c: Context) => string | undefined;
+      /** the 403 message when the permission is missing, where the real product has its own; the RBAC body otherwise */
+      denied?: string;
     };
 
 export interface RouteEntry {
@@ -56,7 +58,7 @@ async function authorize(c: Context, access: Exclude<Access, { public: true }>, 
   if ("action" in access) {
     const scopes = access.scope?.(c);
     if (!hasPermission(identity.permissions, access.action, scopes === undefined ? undefined : [scopes].flat())) {
-      throw accessDenied(access.action);
+      throw access.denied ? new ApiError(403, access.denied) : accessDenied(access.action);
     }
   }
 }

@@ -3,7 +3,9 @@
 // after any write to them (DESIGN rule 7: no round trip per request). Every
 // identity write goes through a service that calls invalidate().
 import type { PGlite } from "@electric-sql/pglite";
-import { BASIC_ROLES, type OrgRole } from "./basic-roles.ts";
+import { reloadable } from "../../../lib/reloadable.ts";
+import { BASIC_ROLES, basicRolePermissions, type OrgRole } from "./basic-roles.ts";
+import { DATASOURCE_LEVEL_ACTIONS, type DataSourcePermissionLevel } from "./datasource-permission-levels.ts";
 import { mergePermissionSets, toPermissionSet, type Permission, type PermissionSet } from "./permissions.ts";
 
 export interface UserRecord {
@@ -53,6 +55,17 @@ export interface Snapshot {
   teamRoles: ReadonlyMap<number, readonly number[]>;
   /** "<orgId>:<userId>" (org 0 = global) -> role ids */
   userRoles: ReadonlyMap<string, readonly number[]>;
+  /** managed data source permissions (enterprise), as the permissions they grant */
+  dataSourceGrants: DataSourceGrants;
+}
+
+export interface DataSourceGrants {
+  /** "<orgId>:<userId>" -> permissions */
+  users: ReadonlyMap<string, readonly Permission[]>;
+  /** team id -> permissions */
+  teams: ReadonlyMap<number, readonly Permission[]>;
+  /** "<orgId>:<basic role>" -> permissions */
+  roles: ReadonlyMap<string, readonly Permission[]>;
 }
 
 export interface AccessModel {
@@ -63,15 +76,21 @@ export interface AccessModel {
   permissionsOf(snap: Snapshot, user: UserRecord, orgId: number, orgRole: OrgRole): PermissionSet;
 }
 
-export function createAccessModel(pg: PGlite, options: { customRoles: boolean }): AccessModel {
-  let current: Promise<Snapshot> | undefined;
-  let generation = 0;
+export interface AccessModelOptions {
+  /** custom roles and their assignments apply (enterprise, cloud) */
+  customRoles: boolean;
+  /** data sources are reached through managed permissions (enterprise, cloud) rather than by every Viewer */
+  dataSourcePermissions: boolean;
+}
+
+export function createAccessModel(pg: PGlite, options: AccessModelOptions): AccessModel {
+  const snapshot = reloadable(() => loadSnapshot(pg));
   // per snapshot, so permissions computed from an old snapshot never outlive it
   const permissionCaches = new WeakMap<Snapshot, Map<string, PermissionSet>>();
 
   // basic roles come from code; a stored global role of the same name
   // overrides one (until a hard reset removes the override)
-  const defaults = new Map(BASIC_ROLES.map((r) => [r.name, toPermissionSet(r.permissions)]));
+  const defaults = new Map(BASIC_ROLES.map((r) => [r.name, toPermissionSet(basicRolePermissions(r, options))]));
   const basicSet = (snap: Snapshot, name: string): PermissionSet => {
     for (const role of snap.roles.values()) {
       if (role.orgId === 0 && role.name === name) return toPermissionSet(role.permissions);
@@ -80,20 +99,8 @@ export function createAccessModel(pg: PGlite, options: { customRoles: boolean })
   };
 
   return {
-    snapshot() {
-      if (!current) {
-        const mine = ++generation;
-        current = loadSnapshot(pg).catch((err: unknown) => {
-          if (generation === mine) current = undefined;
-          throw err;
-        });
-      }
-      return current;
-    },
-    invalidate() {
-      generation++;
-      current = undefined;
-    },
+    snapshot: () => snapshot.get(),
+    invalidate: () => snapshot.invalidate(),
     permissionsOf(snap, user, orgId, orgRole) {
       const key = `${user.id}:${orgId}:${orgRole}`;
       let permissionCache = permissionCaches.get(snap);
@@ -102,6 +109,14 @@ export function createAccessModel(pg: PGlite, options: { customRoles: boolean })
       if (cached) return cached;
       const sets: PermissionSet[] = [basicSet(snap, BASIC_ROLES.find((r) => r.orgRole === orgRole)!.name)];
       if (user.isServerAdmin) sets.push(basicSet(snap, "basic:svc_admin"));
+      if (options.dataSourcePermissions) {
+        const grants = snap.dataSourceGrants;
+        sets.push(toPermissionSet(grants.users.get(`${orgId}:${user.id}`) ?? []));
+        sets.push(toPermissionSet(grants.roles.get(`${orgId}:${orgRole}`) ?? []));
+        for (const t of snap.teamsOfUser.get(user.id) ?? []) {
+          if (t.orgId === orgId) sets.push(toPermissionSet(grants.teams.get(t.teamId) ?? []));
+        }
+      }
       if (options.customRoles) {
         const roleIds = [
           ...(snap.userRoles.get(`${orgId}:${user.id}`) ?? []),
@@ -121,7 +136,7 @@ export function createAccessModel(pg: PGlite, options: { customRoles: boolean })
 }
 
 async function loadSnapshot(pg: PGlite): Promise<Snapshot> {
-  const [users, members, tokens, teamMembers, roles, perms, teamRoles, userRoles] = await Promise.all([
+  const [users, members, tokens, teamMembers, roles, perms, teamRoles, userRoles, dsGrants] = await Promise.all([
     pg.query<Record<string, unknown>>(
       `select id, uid, login, email, name, password_hash, is_server_admin, is_disabled, is_service_account,
               current_org_id, theme, created_at, updated_at from users`,
@@ -137,6 +152,10 @@ async function loadSnapshot(pg: PGlite): Promise<Snapshot> {
     pg.query<{ role_id: number; action: string; scope: string }>("select role_id, action, scope from role_permissions"),
     pg.query<{ team_id: number; role_id: number }>("select team_id, role_id from team_roles"),
     pg.query<{ org_id: number; user_id: number; role_id: number }>("select org_id, user_id, role_id from user_roles"),
+    pg.query<GrantRow>(
+      `select d.org_id, d.uid, p.user_id, p.team_id, p.builtin_role, p.permission
+         from datasource_permissions p join data_sources d on d.id = p.datasource_id`,
+    ),
   ]);
 
   const usersById = new Map<number, UserRecord>();
@@ -189,7 +208,34 @@ async function loadSnapshot(pg: PGlite): Promise<Snapshot> {
     roles: roleMap,
     teamRoles: teamRoleMap,
     userRoles: userRoleMap,
+    dataSourceGrants: dataSourceGrantsOf(dsGrants.rows),
   };
+}
+
+interface GrantRow {
+  org_id: number;
+  uid: string;
+  user_id: number | null;
+  team_id: number | null;
+  builtin_role: string | null;
+  permission: DataSourcePermissionLevel;
+}
+
+function dataSourceGrantsOf(rows: GrantRow[]): DataSourceGrants {
+  const users = new Map<string, Permission[]>();
+  const teams = new Map<number, Permission[]>();
+  const roles = new Map<string, Permission[]>();
+  const add = <K>(map: Map<K, Permission[]>, key: K, r: GrantRow) => {
+    const list = map.get(key) ?? [];
+    for (const action of DATASOURCE_LEVEL_ACTIONS[r.permission]) list.push({ action, scope: `datasources:uid:${r.uid}` });
+    map.set(key, list);
+  };
+  for (const r of rows) {
+    if (r.user_id !== null) add(users, `${r.org_id}:${r.user_id}`, r);
+    else if (r.team_id !== null) add(teams, r.team_id, r);
+    else if (r.builtin_role !== null) add(roles, `${r.org_id}:${r.builtin_role}`, r);
+  }
+  return { users, teams, roles };
 }
 
 export function toUser(r: Record<string, unknown>): UserRecord {

@@ -99,6 +99,17 @@ export const BASIC_ROLES = [
   { name: "basic:svc_admin", uid: "basic_svc_admin", displayName: "Server admin", orgRole: undefined, permissions: serverAdmin },
 ];
 
+/**
+ * The permissions of a basic role in an edition. Where data sources have
+ * managed permissions (enterprise, cloud), Viewers and Editors do not query
+ * every data source: each data source's own entries grant it (by default
+ * Query to the Viewer and Editor roles), so an administrator can take it away.
+ */
+export function basicRolePermissions(role: (typeof BASIC_ROLES)[number], o: { dataSourcePermissions: boolean }): Permission[] {
+  if (!o.dataSourcePermissions || (role.orgRole !== "Viewer" && role.orgRole !== "Editor")) return role.permissions;
+  return role.permissions.filter((x) => !(x.action === "datasources:query" && x.scope === "datasources:*"));
+}
+
 /** every action a role may grant (permission validation on role creation) */
 export const KNOWN_ACTIONS: ReadonlySet<string> = new Set(
   BASIC_ROLES.flatMap((r) => r.permissions.map((x) => x.action)).concat([

@@ -2,10 +2,12 @@
 // product's provisioning files are: each entry creates or updates the data
 // source of its organization with the same uid (or name). The file is the
 // source of truth: a provisioned data source is read-only through the API
-// unless its entry says editable: true, and secrets left out of the entry are
-// cleared. A data source provisioned earlier and no longer in the file is
-// handed over to the API (no longer read-only). An entry that cannot be
-// applied stops startup with a message naming it.
+// unless its entry says editable: true, secrets left out of the entry are
+// cleared, and an entry found by name takes the uid it names. A data source
+// provisioned earlier and no longer in the file is handed over to the API (no
+// longer read-only). An entry that cannot be applied stops startup with a
+// message naming it (never its secrets); so do two entries for one name or
+// uid, or two defaults, of one organization.
 import { ConfigError } from "../../../config/load.ts";
 import type { ProvisionedDataSource } from "../../../config/schema.ts";
 import { ApiError } from "../../../lib/errors.ts";
@@ -44,29 +46,62 @@ async function unchanged(deps: DataSourceDeps, d: DataSourceRecord, e: Provision
   const want = {
     name: e.name, type: e.type, access: e.access ?? "proxy", url: e.url ?? "", user: e.user ?? "", database: e.database ?? "",
     basicAuth: e.basicAuth ?? false, basicAuthUser: e.basicAuthUser ?? "", withCredentials: e.withCredentials ?? false,
-    isDefault: e.isDefault ?? false, jsonData: e.jsonData ?? null, readOnly: !(e.editable ?? false),
+    isDefault: e.isDefault ?? false, jsonData: e.jsonData ?? null, readOnly: !(e.editable ?? false), uid: e.uid || d.uid,
   };
   const have = {
     name: d.name, type: d.type, access: d.access, url: d.url, user: d.user, database: d.database, basicAuth: d.basicAuth,
     basicAuthUser: d.basicAuthUser, withCredentials: d.withCredentials, isDefault: d.isDefault, jsonData: d.jsonData, readOnly: d.readOnly,
+    uid: d.uid,
   };
   if (plain(want) !== plain(have) || !d.provisioned) return false;
   const wantSealed: Record<string, string> = {};
   const wantRefs: Record<string, string> = {};
   for (const [k, v] of Object.entries(e.secureJsonData ?? {})) {
-    if (typeof v === "string") wantSealed[k] = v;
-    else wantRefs[k] = v.name;
+    // "" holds nothing (it clears)
+    if (typeof v === "string") {
+      if (v !== "") wantSealed[k] = v;
+    } else wantRefs[k] = v.name;
   }
   if (plain(wantRefs) !== plain(d.secureRefs)) return false;
   const opened = await openDataSourceSecrets(deps, { ...d, secureRefs: {} });
   return plain(opened) === plain(wantSealed);
 }
 
+const whereOf = (i: number, e: ProvisionedDataSource) => `datasources[${i}] (name ${JSON.stringify(e.name)})`;
+
+/** entries that would overwrite each other: one name or uid twice, or two defaults, in one organization */
+function clashes(entries: readonly ProvisionedDataSource[]): string[] {
+  const problems: string[] = [];
+  const names = new Map<string, number>();
+  const uids = new Map<string, number>();
+  const defaults = new Map<number, number>();
+  for (const [i, e] of entries.entries()) {
+    const orgId = e.orgId ?? 1;
+    const name = names.get(`${orgId}\n${e.name}`);
+    if (name !== undefined) problems.push(`${whereOf(i, e)}: the name is also given to datasources[${name}] (organization ${orgId})`);
+    else names.set(`${orgId}\n${e.name}`, i);
+    if (e.uid) {
+      const uid = uids.get(`${orgId}\n${e.uid}`);
+      if (uid !== undefined) problems.push(`${whereOf(i, e)}: uid ${JSON.stringify(e.uid)} is also given to datasources[${uid}] (organization ${orgId})`);
+      else uids.set(`${orgId}\n${e.uid}`, i);
+    }
+    if (e.isDefault) {
+      const other = defaults.get(orgId);
+      // each would take the default from the other at every start
+      if (other !== undefined) problems.push(`${whereOf(i, e)}: only one data source per organization can be the default (isDefault); datasources[${other}] is too`);
+      else defaults.set(orgId, i);
+    }
+  }
+  return problems;
+}
+
 export async function provisionDataSources(deps: DataSourceDeps, entries: readonly ProvisionedDataSource[], logger: Logger): Promise<void> {
+  const problems = clashes(entries);
+  if (problems.length) throw new ConfigError(problems);
   const kept = new Set<number>();
   const orgs = new Set((await deps.pg.query<{ id: number }>("select id from orgs")).rows.map((r) => r.id));
   for (const [i, e] of entries.entries()) {
-    const where = `datasources[${i}] (name ${JSON.stringify(e.name)})`;
+    const where = whereOf(i, e);
     const orgId = e.orgId ?? 1;
     if (!orgs.has(orgId)) throw new ConfigError([`${where}: organization ${orgId} does not exist`]);
     const existing = (e.uid ? deps.registry.byUid(orgId, e.uid) : undefined) ?? deps.registry.byName(orgId, e.name);
@@ -78,7 +113,7 @@ export async function provisionDataSources(deps: DataSourceDeps, entries: readon
         continue;
       }
       const d = existing
-        ? await updateDataSource(deps, caller, existing, { ...inputOf(e, existing), uid: existing.uid }, options)
+        ? await updateDataSource(deps, caller, existing, inputOf(e, existing), options)
         : await createDataSource(deps, caller, inputOf(e, undefined), options);
       kept.add(d.id);
       logger.info(existing ? "provisioned data source updated" : "provisioned data source created", { name: d.name, uid: d.uid, org: orgId });

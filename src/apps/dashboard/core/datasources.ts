@@ -38,9 +38,13 @@ export interface DataSourceCaller {
   permissions: PermissionSet;
 }
 
+/** the decrypter a provisioned data source reads secure values as */
+export const PROVISIONING_DECRYPTER = "provisioning.svc.app";
+
 /** what data sources need of secure values (apis/kinds/secure-values.ts provides it) */
 export interface SecureValueAccess {
-  exists(orgId: number, name: string): Promise<boolean>;
+  /** the secure value's spec.decrypters ([] when it lists none), or undefined when there is no such secure value */
+  decrypters(orgId: number, name: string): Promise<string[] | undefined>;
   /** the value; `decrypter` names the service asking, which the secure value must allow */
   decrypt(orgId: number, name: string, decrypter?: string): Promise<string>;
 }
@@ -52,6 +56,8 @@ export interface DataSourceDeps {
   secureValues: SecureValueAccess;
   /** runs inside the creating transaction: the default permission entries (enterprise) */
   onCreated?(tx: Transaction, ds: DataSourceRecord, caller: DataSourceCaller): Promise<void>;
+  /** after a data source was created, deleted (its permissions came or went with it) or given another uid (provisioning) */
+  onChanged?(): void;
 }
 
 export interface WriteOptions {
@@ -62,6 +68,7 @@ export interface WriteOptions {
 export const dataSourceNotFound = () => notFound("Data source not found");
 const MAX_NAME = 190;
 const MAX_URL = 255;
+const MAX_TEXT = 255;
 const UID = /^[a-zA-Z0-9_-]{1,40}$/;
 
 /** the real product's ValidateURL: a URL without a scheme is read as http:// */
@@ -83,6 +90,12 @@ type Normalized = Pick<
 function normalize(input: DataSourceInput): Normalized {
   if (input.name === "" || input.name.length > MAX_NAME) throw new ApiError(400, "Invalid datasource name.", { messageId: "datasource.nameInvalid" });
   if (input.type === "") throw badRequest("bad request data: type must not be empty", { messageId: "bad-request.invalid-field" });
+  // the real product's columns hold 255 characters; longer text is a mistake, not a data source
+  for (const field of ["type", "user", "database", "basicAuthUser"] as const) {
+    if ((input[field]?.length ?? 0) > MAX_TEXT) {
+      throw badRequest(`bad request data: ${field} must have at most ${MAX_TEXT} characters`, { messageId: "bad-request.invalid-field" });
+    }
+  }
   const url = input.url ?? "";
   if (url.length > MAX_URL) throw new ApiError(400, "Invalid datasource url.", { messageId: "datasource.urlInvalid" });
   validateUrl(url);
@@ -132,8 +145,15 @@ async function secretChanges(
     if (!options.provisioning && !hasPermission(caller.permissions, "secret.securevalues:read", [`secret.securevalues:uid:${value.name}`])) {
       throw forbidden(`secureJsonData.${field}: reading secure value "${value.name}" needs secret.securevalues:read`);
     }
-    if (!(await deps.secureValues.exists(caller.orgId, value.name))) {
+    const decrypters = await deps.secureValues.decrypters(caller.orgId, value.name);
+    if (decrypters === undefined) {
       throw badRequest(`secureJsonData.${field}: secure value "${value.name}" not found`, { messageId: "datasource.secureValueNotFound" });
+    }
+    // said now rather than on the data source's first request
+    if (options.provisioning && !decrypters.includes(PROVISIONING_DECRYPTER)) {
+      throw badRequest(`secureJsonData.${field}: secure value "${value.name}" does not list ${PROVISIONING_DECRYPTER} in spec.decrypters`, {
+        messageId: "datasource.secureValueNotDecryptable",
+      });
     }
     out.refs[field] = value.name;
   }
@@ -146,9 +166,12 @@ async function sealAll(deps: DataSourceDeps, id: number, values: SecretChanges["
 
 const isUniqueViolation = (err: unknown, index: string) => String(err).includes(index);
 
-async function reload(tx: Transaction, id: number, secureFields: string[]): Promise<DataSourceRecord> {
+/** the data source as stored, secret fields included (undefined when it is gone) */
+async function reload(tx: Transaction, id: number): Promise<DataSourceRecord | undefined> {
   const r = await tx.query<Record<string, unknown>>(`${SELECT_DATA_SOURCES} where id = $1`, [id]);
-  return toRecord(r.rows[0]!, secureFields);
+  if (!r.rows[0]) return undefined;
+  const fields = await tx.query<{ field: string }>("select field from secrets where owner = $1", [secretOwner(id)]);
+  return toRecord(r.rows[0], fields.rows.map((f) => f.field));
 }
 
 /** the other default of the organization stops being it */
@@ -180,9 +203,8 @@ export async function createDataSource(deps: DataSourceDeps, caller: DataSourceC
           n.withCredentials, n.isDefault, n.jsonData, secrets.refs, provisioned, provisioned && !options.provisioning!.editable],
       );
       await deps.secrets.write(tx, secretOwner(id), sealed);
-      const created = await reload(tx, id, sealed.map((s) => s.field));
-      await deps.onCreated?.(tx, created, caller);
-      return reload(tx, id, sealed.map((s) => s.field));
+      await deps.onCreated?.(tx, (await reload(tx, id))!, caller);
+      return (await reload(tx, id))!;
     });
   } catch (err) {
     if (isUniqueViolation(err, "data_sources_name_key")) throw conflict("data source with the same name already exists");
@@ -191,6 +213,7 @@ export async function createDataSource(deps: DataSourceDeps, caller: DataSourceC
   }
   for (const o of others) deps.registry.put(o);
   deps.registry.put(record);
+  deps.onChanged?.();
   return record;
 }
 
@@ -198,8 +221,12 @@ export async function updateDataSource(
   deps: DataSourceDeps, caller: DataSourceCaller, existing: DataSourceRecord, input: DataSourceInput, options: WriteOptions = {},
 ): Promise<DataSourceRecord> {
   if (existing.readOnly && !options.provisioning) throw forbidden("Cannot update read-only data source");
-  if (input.uid !== undefined && input.uid !== "" && input.uid !== existing.uid) {
-    throw badRequest("bad request data: uid cannot be changed", { messageId: "bad-request.invalid-field" });
+  const uid = input.uid || existing.uid;
+  if (uid !== existing.uid) {
+    // the config file is the source of truth: an entry found by name may give its data source a uid (as the real product's provisioning does)
+    if (!options.provisioning) throw badRequest("bad request data: uid cannot be changed", { messageId: "bad-request.invalid-field" });
+    if (!UID.test(uid)) throw badRequest("UID is invalid", { messageId: "datasource.uidInvalid" });
+    if (deps.registry.byUid(existing.orgId, uid)) throw conflict("data source with the same uid already exists");
   }
   // a version of 0 or none skips the check; a newer one wins (the real product lets provisioning force)
   if (input.version && input.version < existing.version) {
@@ -210,48 +237,59 @@ export async function updateDataSource(
   if (clash && clash.id !== existing.id) throw conflict("Failed to update datasource: data source with the same name already exists");
   const changes = await secretChanges(deps, caller, input.secureJsonData, options);
   const sealed = await sealAll(deps, existing.id, changes.seal);
-  const refs = { ...existing.secureRefs };
-  for (const f of [...changes.clear, ...changes.seal.map((s) => s.field)]) delete refs[f];
-  Object.assign(refs, changes.refs);
   const removed = [...changes.clear, ...Object.keys(changes.refs)];
-  const fields = new Set(existing.secureFields);
-  for (const f of removed) fields.delete(f);
-  for (const s of sealed) fields.add(s.field);
-  const readOnly = options.provisioning ? !options.provisioning.editable : existing.readOnly;
   let others: DataSourceRecord[] = [];
   let record: DataSourceRecord;
   try {
     record = await deps.pg.transaction(async (tx) => {
+      // checked again against the stored row: another write may have come in while the secrets were sealed
+      const current = await reload(tx, existing.id);
+      if (!current) throw dataSourceNotFound();
+      if (current.readOnly && !options.provisioning) throw forbidden("Cannot update read-only data source");
+      if (input.version && input.version < current.version) {
+        throw conflict("Datasource has already been updated by someone else. Please reload and try again");
+      }
+      const refs = { ...current.secureRefs };
+      for (const f of [...changes.clear, ...changes.seal.map((s) => s.field)]) delete refs[f];
+      Object.assign(refs, changes.refs);
+      const readOnly = options.provisioning ? !options.provisioning.editable : current.readOnly;
       if (n.isDefault) others = await clearDefault(deps, tx, existing.orgId, existing.id);
       await tx.query(
         `update data_sources set name = $2, type = $3, access = $4, url = $5, user_name = $6, database_name = $7,
            basic_auth = $8, basic_auth_user = $9, with_credentials = $10, is_default = $11, json_data = $12,
-           secure_refs = $13, version = version + 1, read_only = $14, provisioned = provisioned or $15, updated_at = now()
+           secure_refs = $13, version = version + 1, read_only = $14, provisioned = provisioned or $15, uid = $16, updated_at = now()
          where id = $1`,
         [existing.id, n.name, n.type, n.access, n.url, n.user, n.database, n.basicAuth, n.basicAuthUser, n.withCredentials,
-          n.isDefault, n.jsonData, refs, readOnly, options.provisioning !== undefined],
+          n.isDefault, n.jsonData, refs, readOnly, options.provisioning !== undefined, uid],
       );
       await deps.secrets.remove(tx, secretOwner(existing.id), removed);
       await deps.secrets.write(tx, secretOwner(existing.id), sealed);
-      return reload(tx, existing.id, [...fields]);
+      return (await reload(tx, existing.id))!;
     });
   } catch (err) {
     if (isUniqueViolation(err, "data_sources_name_key")) throw conflict("Failed to update datasource: data source with the same name already exists");
+    if (isUniqueViolation(err, "data_sources_uid_key")) throw conflict("data source with the same uid already exists");
     throw err;
   }
   for (const o of others) deps.registry.put(o);
   deps.registry.put(record);
+  // permissions are granted on the uid
+  if (uid !== existing.uid) deps.onChanged?.();
   return record;
 }
 
 export async function deleteDataSource(deps: DataSourceDeps, existing: DataSourceRecord, options: WriteOptions = {}): Promise<void> {
   if (existing.readOnly && !options.provisioning) throw forbidden("Cannot delete read-only data source");
-  await deps.pg.transaction(async (tx) => {
+  const deleted = await deps.pg.transaction(async (tx) => {
     // permissions and label rules go with it (foreign keys)
-    await tx.query("delete from data_sources where id = $1", [existing.id]);
+    const r = await tx.query("delete from data_sources where id = $1", [existing.id]);
     await deps.secrets.remove(tx, secretOwner(existing.id));
+    return (r.affectedRows ?? 0) > 0;
   });
   deps.registry.remove(existing);
+  // deleted meanwhile by another request
+  if (!deleted) throw dataSourceNotFound();
+  deps.onChanged?.();
 }
 
 /**
@@ -259,9 +297,30 @@ export async function deleteDataSource(deps: DataSourceDeps, existing: DataSourc
  * behalf only (proxy, health, queries): sealed values and referenced secure values.
  */
 export async function openDataSourceSecrets(deps: DataSourceDeps, d: DataSourceRecord): Promise<Record<string, string>> {
-  const out = d.secureFields.length ? await deps.secrets.open(secretOwner(d.id)) : {};
+  const out = d.secureFields.length ? { ...(await sealedValuesOf(deps.secrets, d)) } : {};
   for (const [field, name] of Object.entries(d.secureRefs)) {
-    out[field] = await deps.secureValues.decrypt(d.orgId, name, d.provisioned ? "provisioning.svc.app" : undefined);
+    out[field] = await deps.secureValues.decrypt(d.orgId, name, d.provisioned ? PROVISIONING_DECRYPTER : undefined);
   }
   return out;
+}
+
+/**
+ * Opened sealed values, per data source version (every update bumps it), so
+ * the proxy does not read and decrypt on every request; kept for a few minutes
+ * at most, as the real product caches decrypted secrets.
+ */
+const OPENED_TTL_MS = 5 * 60_000;
+const opened = new WeakMap<Secrets, Map<number, { version: number; until: number; values: Promise<Record<string, string>> }>>();
+
+function sealedValuesOf(secrets: Secrets, d: DataSourceRecord): Promise<Record<string, string>> {
+  let cache = opened.get(secrets);
+  if (!cache) opened.set(secrets, (cache = new Map()));
+  const now = Date.now();
+  const hit = cache.get(d.id);
+  if (hit && hit.version === d.version && hit.until > now) return hit.values;
+  for (const [id, entry] of cache) if (entry.until <= now) cache.delete(id);
+  const values = secrets.open(secretOwner(d.id));
+  cache.set(d.id, { version: d.version, until: now + OPENED_TTL_MS, values });
+  values.catch(() => cache.delete(d.id));
+  return values;
 }

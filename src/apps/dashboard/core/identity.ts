@@ -25,7 +25,7 @@ export interface IdentityServices {
 }
 
 export function createIdentity(pg: PGlite, o: IdentityOptions): IdentityServices {
-  const model = createAccessModel(pg, { customRoles: o.edition !== "oss" });
+  const model = createAccessModel(pg, { customRoles: o.edition !== "oss", dataSourcePermissions: o.edition !== "oss" });
   const throttle = createLoginThrottle(o.loginMaxAttempts, o.loginLockoutMs, o.now);
   const sessions = createSessionStore(pg, o.sessionLifetimeMs, o.now);
   const auth = createAuthenticator({

@@ -5,7 +5,7 @@
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import { ApiError, badRequest, conflict, notFound } from "../../../lib/errors.ts";
 import { newUid } from "../../../lib/ids.ts";
-import { BASIC_ROLES, KNOWN_ACTIONS } from "./basic-roles.ts";
+import { BASIC_ROLES, basicRolePermissions, KNOWN_ACTIONS } from "./basic-roles.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { hasPermission, type Permission, type PermissionSet } from "./permissions.ts";
 import { requireTeam } from "./teams.ts";
@@ -49,7 +49,7 @@ interface RoleRow {
 
 const startedAt = new Date().toISOString();
 
-function basicRoleJson(role: (typeof BASIC_ROLES)[number], withPermissions: boolean) {
+function basicRoleJson(role: (typeof BASIC_ROLES)[number], permissions?: Permission[]) {
   return {
     version: 1,
     uid: role.uid,
@@ -61,7 +61,7 @@ function basicRoleJson(role: (typeof BASIC_ROLES)[number], withPermissions: bool
     hidden: true,
     created: startedAt,
     updated: startedAt,
-    ...(withPermissions ? { permissions: role.permissions.map((p) => ({ ...p, created: startedAt, updated: startedAt })) } : {}),
+    ...(permissions ? { permissions: permissions.map((p) => ({ ...p, created: startedAt, updated: startedAt })) } : {}),
   };
 }
 
@@ -99,7 +99,7 @@ async function permissionsOf(pg: PGlite | Transaction, roleId: number) {
 export async function listRoles(deps: IdentityDeps, caller: RoleCaller, includeHidden: boolean) {
   const r = await deps.pg.query<RoleRow>("select * from roles where org_id = $1 or org_id = 0 order by name", [caller.orgId]);
   const stored = new Map(r.rows.map((row) => [row.uid, row]));
-  const basic = includeHidden ? BASIC_ROLES.filter((b) => !stored.has(b.uid)).map((b) => basicRoleJson(b, false)) : [];
+  const basic = includeHidden ? BASIC_ROLES.filter((b) => !stored.has(b.uid)).map((b) => basicRoleJson(b)) : [];
   return [...basic, ...r.rows.filter((row) => includeHidden || !row.hidden).map((row) => rowJson(row))];
 }
 
@@ -107,7 +107,7 @@ export async function getRole(deps: IdentityDeps, caller: RoleCaller, uid: strin
   const row = await storedRole(deps.pg, caller.orgId, uid);
   if (row) return rowJson(row, await permissionsOf(deps.pg, row.id));
   const basic = BASIC_ROLES.find((b) => b.uid === uid);
-  if (basic) return basicRoleJson(basic, true);
+  if (basic) return basicRoleJson(basic, basicRolePermissions(basic, { dataSourcePermissions: deps.edition !== "oss" }));
   throw roleNotFound();
 }
 

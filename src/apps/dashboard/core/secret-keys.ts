@@ -9,11 +9,12 @@
 //   it, re-wraps every stored data key, then drops the old lines. Secrets open
 //   throughout, because every old key stays readable until nothing needs it.
 // - in memory (--in-memory): a random key that lives as long as the process.
+import type { PGlite } from "@electric-sql/pglite";
 import { join } from "node:path";
 import type { Config } from "../../../config/schema.ts";
 import { generateKey, keyFileStamp, readKeyFile, writeKeyFile } from "../../../lib/key-file.ts";
 import type { Logger } from "../../../lib/logger.ts";
-import { createKeySet, type Secrets } from "./secrets.ts";
+import { createKeySet, createSecrets, type Secrets } from "./secrets.ts";
 
 export const KEY_FILE = "secret.key";
 /** how often the server looks for a rotated key file */
@@ -89,4 +90,31 @@ export function watchKeyFile(secrets: Secrets, source: SecretKeySource, logger: 
   }, periodMs);
   timer.unref?.();
   return () => clearInterval(timer);
+}
+
+export interface RunningSecrets {
+  secrets: Secrets;
+  /** stops watching the key file and waits for a re-wrap in progress */
+  close(): Promise<void>;
+}
+
+/**
+ * The secrets of a server: keys resolved, stale data keys re-wrapped in the
+ * background (an interrupted rotation, a new security.secret_key), the key
+ * file watched for rotations.
+ */
+export async function startSecrets(security: Config["security"], pg: PGlite, dataDir: string | undefined, logger: Logger): Promise<RunningSecrets> {
+  const source = resolveSecretKeys(security, dataDir);
+  const secrets = createSecrets(pg, await createKeySet(source.keys), logger);
+  const rewrapping = finishRotation(secrets, source, logger).catch((err: unknown) =>
+    logger.error("re-wrapping secrets failed", { err: (err as Error).message }),
+  );
+  const stopWatching = watchKeyFile(secrets, source, logger);
+  return {
+    secrets,
+    async close() {
+      stopWatching();
+      await rewrapping;
+    },
+  };
 }

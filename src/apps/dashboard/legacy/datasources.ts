@@ -9,13 +9,11 @@ import { identityOf, type Router } from "../access/guard.ts";
 import { dataSourceJson, dataSourceListItem, dataSourceScopes } from "../core/datasource-json.ts";
 import type { DataSourceRecord } from "../core/datasource-registry.ts";
 import {
-  createDataSource, deleteDataSource, updateDataSource, type DataSourceCaller, type DataSourceDeps, type DataSourceInput,
+  createDataSource, deleteDataSource, updateDataSource, type DataSourceCaller, type DataSourceDeps, type DataSourceInput, type SecureInput,
 } from "../core/datasources.ts";
 import { hasPermission } from "../core/permissions.ts";
 import { dataSourceOfPath, scopesOfPath, type LookupBy } from "./datasource-lookup.ts";
 import { jsonObject } from "./schemas.ts";
-
-const SecureEntry = type("string").or({ name: "string" });
 
 /** the fields a client sends; the rest of a DTO sent back (id, orgId, readOnly, ...) is ignored */
 export const DataSourceIn = type({
@@ -32,7 +30,8 @@ export const DataSourceIn = type({
   "withCredentials?": "boolean",
   "isDefault?": "boolean",
   "jsonData?": jsonObject.or("null"),
-  "secureJsonData?": type.Record("string", SecureEntry),
+  // each value is checked by the service (a string or {name}), whose message names the key
+  "secureJsonData?": type.Record("string", "unknown"),
   "version?": "number.integer",
   // deprecated plain fields: taken as secureJsonData, never stored in the clear
   "password?": "string",
@@ -51,7 +50,7 @@ export function callerOf(c: Context): DataSourceCaller {
 
 async function inputOf(c: Context): Promise<DataSourceInput> {
   const { password, basicAuthPassword, ...body } = await parseBody(c, DataSourceIn);
-  const secure = { ...body.secureJsonData };
+  const secure = { ...body.secureJsonData } as Record<string, SecureInput>;
   if (password && !("password" in secure)) secure.password = password;
   if (basicAuthPassword && !("basicAuthPassword" in secure)) secure.basicAuthPassword = basicAuthPassword;
   return { ...body, secureJsonData: secure };

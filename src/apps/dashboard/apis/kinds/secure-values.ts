@@ -111,8 +111,9 @@ export function secureValueAccess(store: ResourceStore, namespaces: NamespaceCon
     return { namespace, object: await store.get({ group: SECURE_VALUE_GROUP, resource: "securevalues", namespace }, name) };
   };
   return {
-    async exists(orgId, name) {
-      return (await find(orgId, name)).object !== undefined;
+    async decrypters(orgId, name) {
+      const { object } = await find(orgId, name);
+      return object ? ((object.spec.decrypters as string[] | undefined) ?? []) : undefined;
     },
     async decrypt(orgId, name, decrypter) {
       const { namespace, object } = await find(orgId, name);
