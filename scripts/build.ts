@@ -48,7 +48,7 @@ function bun(args: string[]) {
 export async function build(): Promise<void> {
   const started = performance.now();
   const seed = await ensureSeed();
-  const adminDir = buildAdmin();
+  const adminDir = await buildAdmin();
   const define = `OUTPOST_BUILD_COMMIT=${JSON.stringify(commit())}`;
   const entry = writeCompiledEntry(seed, adminDir);
   const binary = join(distDir, "outpost");

@@ -4,4 +4,4 @@ import { buildAdmin } from "./build-admin.ts";
 import { ensureSeed } from "./gen-seed.ts";
 
 await ensureSeed();
-buildAdmin();
+await buildAdmin();

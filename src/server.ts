@@ -53,7 +53,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       const proxy = config.logs.auth_proxy;
       if (proxy.enabled) {
         const { createAuthProxy } = await import("./apps/logstore/auth-proxy.ts");
-        const front = createAuthProxy({ htpasswdFile: proxy.htpasswd_file, realm: proxy.realm, openReady: proxy.open_ready, forward: logs.app.fetch, logger, ...options });
+        const front = createAuthProxy({ htpasswdFile: proxy.htpasswd_file, realm: proxy.realm, openReady: proxy.open_ready, forward: logs.app.fetch, cors: logs.cors, logger, ...options });
         apps.push(["logs proxy", proxy.port, front.fetch]);
       }
     }

@@ -66,6 +66,8 @@ export const configKeys: readonly ConfigKey[] = [
     description: "largest request body accepted by any listener; larger bodies get 413" },
   { path: "server.shutdown_timeout", flag: "--shutdown-timeout <duration>", kind: "duration", default: "10s",
     description: "how long SIGINT/SIGTERM waits for in-flight requests before closing" },
+  { path: "server.cors_allowed_origins", flag: "--cors-allowed-origins <list>", kind: "list", default: [],
+    description: "origins (scheme://host[:port], comma-separated; * for any) whose browser pages may call the log and metrics stores; the dashboard listener on the hostname a request came in on is always allowed" },
   ...tlsKeys("dashboard", "dashboard-", "the dashboard listener"),
   { path: "dashboard.http_port", flag: "--http-port <port>", kind: "number", default: 3000,
     description: "port of the dashboard API and admin page (0 picks a free port)" },

@@ -3,6 +3,7 @@
 // merged object is a programming error, and a key the schema does not know
 // is refused wherever it came from.
 import { type } from "arktype";
+import { normalizeOrigin } from "../lib/http/cors.ts";
 import { parseDuration, parseSize } from "../lib/units.ts";
 
 const port = type("0 <= number.integer <= 65535").describe("an integer from 0 to 65535");
@@ -64,6 +65,10 @@ export const configSchema = type({
     max_request_body_size: size,
     shutdown_timeout: duration,
     http_tls_config: tlsConfig,
+    cors_allowed_origins: type("string[]").narrow((list, ctx) =>
+      list.every((o) => o === "*" || (normalizeOrigin(o) !== undefined && !/^[a-z]+:\/\/[^/]+\/./i.test(o))) ||
+      ctx.mustBe("a list of origins such as https://admin.example.com:8443, or *"),
+    ),
   },
   dashboard: {
     http_port: port,

@@ -14,7 +14,7 @@ import { registerApis } from "./apis/routes.ts";
 import { registerSearch } from "./apis/search.ts";
 import { registerStars } from "./apis/stars.ts";
 import { createResourceStore } from "./apis/store.ts";
-import { adminHasDefaultPassword, bootstrapIdentity } from "./core/bootstrap.ts";
+import { adminHasDefaultPassword, bootstrapIdentity, defaultPasswordCheck } from "./core/bootstrap.ts";
 import { createAlertRuleStore } from "./core/alert-rules.ts";
 import { createIdentity } from "./core/identity.ts";
 import { createStarStore } from "./core/stars.ts";
@@ -38,6 +38,10 @@ import { registerOrgs } from "./legacy/orgs.ts";
 import { registerServiceAccounts } from "./legacy/service-accounts.ts";
 import { registerTeams } from "./legacy/teams.ts";
 import { registerUser } from "./legacy/user.ts";
+import { registerUsers } from "./legacy/users.ts";
+import { registerFrontendSettings } from "./legacy/frontend-settings.ts";
+import { registerServerAdmin } from "./legacy/server-admin.ts";
+import type { LicenceStore } from "./core/licence-store.ts";
 import { renderDashboardError } from "./render-error.ts";
 import { secureValueAccess, secureValueKind } from "./apis/kinds/secure-values.ts";
 import { loadDataSources } from "./core/datasource-registry.ts";
@@ -88,6 +92,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerLogin(r, { auth, sessions, passwordLoginEnabled: config.server.edition !== "cloud", secureCookie: false });
   registerUser(r, identity, preferences);
   registerOrgs(r, identity);
+  registerUsers(r, identity);
   registerServiceAccounts(r, identity);
   registerTeams(r, identity);
   if (enterprise) {
@@ -141,14 +146,16 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerAnnotations(r, { annotations, dashboards: dashboardAccess, model: identity.model, now });
   registerLibraryElements(r, { elements: libraryElements, dashboards: dashboardAccess, store, model: identity.model, now });
   registerPreferences(r, { preferences, dashboards: dashboardAccess, identity });
+  const rootUrl = config.dashboard.root_url || `http://localhost:${config.dashboard.http_port}/`;
+  let licences: LicenceStore | undefined;
   if (enterprise) {
     // loaded only here: the oss edition never pays for the JWT and time-zone libraries
     const [{ registerReports }, { createReportStore }, { registerLicensing }, { createLicenceStore }] = await Promise.all([
       import("./legacy/reports.ts"), import("./core/reports.ts"), import("./legacy/licensing.ts"), import("./core/licence-store.ts"),
     ]);
     registerReports(r, { reports: createReportStore(db.pg), dashboards: dashboardAccess, now });
-    const rootUrl = config.dashboard.root_url || `http://localhost:${config.dashboard.http_port}/`;
-    registerLicensing(r, { licences: createLicenceStore(db.pg, licenceKey, rootUrl), rootUrl, now });
+    licences = createLicenceStore(db.pg, licenceKey, rootUrl);
+    registerLicensing(r, { licences, rootUrl, now });
   }
   const toggles = config.dashboard.feature_toggles;
   registerSearch(r, { stars, store, namespaces, folders, dashboards, now });
@@ -158,6 +165,10 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const kinds = [folders, dashboards, playlistKind(), secureValueKind(secrets, db.pg)];
   registerOpenApi(r, kinds, toggles);
   registerApis(r, { kinds, store, namespaces, featureToggles: toggles, now });
+  registerFrontendSettings(r, {
+    edition: config.server.edition, licences, rootUrl, adminPasswordIsDefault: defaultPasswordCheck(db.pg), now,
+  });
+  registerServerAdmin(r, { config, pg: db.pg, dataDir: db.dataDir, now });
   registerAdminPage(r, deps);
   return {
     app,

@@ -2,9 +2,10 @@
 // /svc/api/v1; each tenant is named by X-Scope-OrgID. Errors are plain text,
 // as the real product writes them.
 import { join } from "node:path";
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import type { Config } from "../../config/schema.ts";
 import type { Database } from "../../db/open.ts";
+import { cors } from "../../lib/http/cors.ts";
 import { requestDurations } from "../../lib/http/request-metrics.ts";
 import { createStoreApp } from "../../lib/http/store-app.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
@@ -15,9 +16,11 @@ import { createLimits } from "./core/limits.ts";
 import { createLogStoreMetrics } from "./core/metrics.ts";
 import { startRetention } from "./core/retention.ts";
 import { openLogStore } from "./core/store.ts";
+import { createLogUserStats } from "./core/user-stats.ts";
 import { registerPush } from "./routes/push.ts";
 import { registerQueries } from "./routes/query.ts";
 import { registerStatus } from "./routes/status.ts";
+import { registerUserStats } from "./routes/user-stats.ts";
 
 export interface LogStoreDeps {
   config: Config;
@@ -29,6 +32,8 @@ export interface LogStoreDeps {
 
 export interface LogStoreApp {
   app: Hono;
+  /** the store's CORS middleware, for the auth proxy's own listener */
+  cors: MiddlewareHandler;
   /** flushes what is in memory and stops background work */
   close(): Promise<void>;
 }
@@ -37,12 +42,19 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const { config } = deps;
   const now = deps.now ?? (() => Date.now());
   const logger = deps.logger.child({ service: "logs" });
+  const storeCors = cors({
+    allowedOrigins: config.server.cors_allowed_origins,
+    // the dashboard's scheme comes from its own TLS block, as server.ts listens
+    sameHostPort: { scheme: config.dashboard.http_tls_config.cert_file ? "https" : "http", port: config.dashboard.http_port },
+  });
   const app = createStoreApp({
     service: "logs",
     logger: deps.logger,
     lifecycle: deps.lifecycle,
     maxBodyBytes: config.server.max_request_body_size,
     render: renderTextError,
+    // before everything else: a preflight carries no tenant
+    early: [storeCors],
   });
   const store = await openLogStore({
     pg: deps.db.pg,
@@ -53,14 +65,17 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const limits = createLimits(config.logs, logger);
   await limits.reload();
   const metrics = createLogStoreMetrics();
+  const userStats = createLogUserStats(store, now);
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
   app.use("*", requestDurations(metrics.registry, "svc_request_duration_seconds"));
   registerStatus(app, config, metrics);
-  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: metrics, now }, tenants);
+  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants);
   registerQueries(app, { store, limits: limits.of, tenants, now });
+  registerUserStats(app, userStats);
   const retention = startRetention({ store, limits: limits.of, logger, now });
   return {
     app,
+    cors: storeCors,
     async close() {
       retention.stop();
       limits.close();

@@ -2,11 +2,13 @@
 // "Log store" 1-4), in the same process: HTTP basic auth against an htpasswd
 // file of bcrypt entries; a user's name becomes X-Scope-OrgID, overwriting
 // whatever the client sent. /ready may stay open. The nginx equivalent is in
-// docs/log-store.md.
+// docs/log-store.md. Cross-tenant endpoints (/distributor/..., such as
+// all_user_stats) are refused: a proxy user is one tenant. CORS is the
+// store's, answered here too so preflights need no credentials.
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import bcrypt from "bcryptjs";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { Logger } from "../../lib/logger.ts";
 import { tenantIdProblem } from "../../lib/tenant.ts";
 
@@ -18,7 +20,12 @@ export interface AuthProxyOptions {
   forward: (request: Request) => Response | Promise<Response>;
   logger: Logger;
   now?: () => number;
+  /** the log store's CORS middleware (preflights are answered before any credential check) */
+  cors?: MiddlewareHandler;
 }
+
+/** Loki's /distributor/* pages and Outpost's all_user_stats see every tenant (any case, extra slashes) */
+const CROSS_TENANT = /^\/+distributor(\/|$)/i;
 
 /** user -> bcrypt hash; anything but bcrypt entries is refused with the line that holds it */
 export function parseHtpasswd(text: string, file: string): Map<string, string> {
@@ -79,10 +86,12 @@ export function createAuthProxy(o: AuthProxyOptions): Hono {
   };
 
   const app = new Hono();
+  if (o.cors) app.use(o.cors);
   app.all("*", async (c) => {
     const forward = (headers: Headers) =>
       o.forward(new Request(c.req.url, { method: c.req.method, headers, body: c.req.raw.body, duplex: "half" } as RequestInit));
     if (o.openReady && c.req.path === "/ready") return forward(new Headers(c.req.raw.headers));
+    if (CROSS_TENANT.test(c.req.path)) return c.text("cross-tenant endpoint\n", 403, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" });
     const credentials = basic(c.req.header("Authorization"));
     if (!credentials || !(await check(credentials.user, credentials.password))) {
       return c.text("401 Unauthorized\n", 401, { "WWW-Authenticate": `Basic realm="${o.realm.replace(/"/g, "")}"` });

@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import type { Config } from "../../config/schema.ts";
 import type { Database } from "../../db/open.ts";
 import { ApiError } from "../../lib/errors.ts";
+import { cors } from "../../lib/http/cors.ts";
 import { requestDurations } from "../../lib/http/request-metrics.ts";
 import { createStoreApp } from "../../lib/http/store-app.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
@@ -23,6 +24,7 @@ import { createRuler } from "./core/rules/evaluator.ts";
 import { newBudget, openMetricsStore } from "./core/store.ts";
 import { openMetricsTenants } from "./core/tenants.ts";
 import type { SampleToWrite } from "./core/types.ts";
+import { createUserStats } from "./core/user-stats.ts";
 import { renderMetricsError } from "./render-error.ts";
 import { registerAdminApi } from "./routes/admin.ts";
 import { registerLimitsRoutes } from "./routes/limits.ts";
@@ -30,6 +32,7 @@ import { inflightPushLimit, registerPush } from "./routes/push.ts";
 import { registerQueries } from "./routes/query.ts";
 import { registerRuleRoutes } from "./routes/rules.ts";
 import { registerStatus } from "./routes/status.ts";
+import { registerUserStats } from "./routes/user-stats.ts";
 
 export interface MetricsDeps {
   config: Config;
@@ -59,7 +62,15 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     lifecycle: deps.lifecycle,
     maxBodyBytes: config.server.max_request_body_size,
     render: renderMetricsError,
-    early: [inflightPushLimit(m.ingester.instance_limits.max_inflight_push_requests)],
+    early: [
+      // before everything else: a preflight carries no tenant or credentials
+      cors({
+        allowedOrigins: config.server.cors_allowed_origins,
+        // the dashboard's scheme comes from its own TLS block, as server.ts listens
+        sameHostPort: { scheme: config.dashboard.http_tls_config.cert_file ? "https" : "http", port: config.dashboard.http_port },
+      }),
+      inflightPushLimit(m.ingester.instance_limits.max_inflight_push_requests),
+    ],
   });
 
   const adminToken = await ensureAdminToken({
@@ -75,12 +86,16 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     for (const t of store.tenants()) store.peek(t)?.sweepIdle(now(), m.active_series_idle_timeout);
   };
   const metrics = createMetricsStoreMetrics(store, sweep);
-  const ingestDeps: IngestDeps = { store, limits, buckets: createTokenBuckets(now), counters: metrics, now, idleTimeout: m.active_series_idle_timeout };
+  const userStats = createUserStats({ store, knownTenants: async () => (await tenants.list()).map((t) => t.name), now, idleTimeout: m.active_series_idle_timeout });
+  const ingestDeps: IngestDeps = { store, limits, buckets: createTokenBuckets(now), counters: userStats.counters(metrics, "api"), now, idleTimeout: m.active_series_idle_timeout };
+  // recording rules write through the same path; their samples are rated apart (RuleIngestionRate)
+  const ruleIngestDeps: IngestDeps = { ...ingestDeps, counters: userStats.counters(metrics, "rule") };
 
   app.use("*", requestDurations(metrics.registry, "cortex_request_duration_seconds"));
   registerStatus(app, config, metrics);
   registerAdminApi(app, { tenants, adminToken, defaults: m.limits });
   registerLimitsRoutes(app, { limits, gate: tenants });
+  registerUserStats(app, userStats, tenants);
   registerPush(app, { ...ingestDeps, gate: tenants });
   registerQueries(app, {
     store, limits, gate: tenants, now,
@@ -110,7 +125,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
         })),
         metadata: [],
       };
-      const result = ingest(ingestDeps, tenant, request);
+      const result = ingest(ruleIngestDeps, tenant, request);
       if (result.status !== 200) throw new ApiError(result.status, result.message ?? "");
     },
     limits,

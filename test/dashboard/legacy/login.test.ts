@@ -53,6 +53,17 @@ describe("POST /login and GET /logout", () => {
     expect((await t.api.get("/api/user", { auth: basic("sessioner", "changed-pw") })).status).toBe(200);
   });
 
+  it("PUT /api/user/password from a session keeps that session signed in and ends the user's others", async () => {
+    const u = await t.api.user("pagechanger", "Viewer");
+    const cookie = (password: string) => login("pagechanger", password).then((r) => ({ Cookie: `svc_session=${cookieOf(r.headers.get("set-cookie"))}` }));
+    const page = await cookie(u.password);
+    const other = await cookie(u.password);
+    const r = await t.api.put("/api/user/password", { headers: page, body: { oldPassword: u.password, newPassword: "changed-from-page" } });
+    expect(r.status).toBe(200);
+    expect((await t.api.get("/api/user", { headers: page })).status).toBe(200);
+    expect((await t.api.get("/api/user", { headers: other })).status).toBe(401);
+  });
+
   it("a forged or unknown cookie -> 401", async () => {
     expect((await t.api.get("/api/user", { headers: { Cookie: "svc_session=forged" } })).status).toBe(401);
     expect((await t.api.get("/api/user", { headers: { Cookie: `svc_session=${"A".repeat(43)}` } })).status).toBe(401);

@@ -1,6 +1,8 @@
 // The bundled admin page: files embedded in the binary (or read from
 // web-admin/dist in development), served at "/". Hashed assets are cached for
-// a year; index.html is revalidated on every load.
+// a year; index.html is revalidated on every load and answers the page's own
+// client routes (/users, /metrics-tenants, ...) so a reload or a bookmark works.
+// Registered last: every API route wins over the fallback.
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import type { Router } from "../access/guard.ts";
@@ -47,7 +49,15 @@ export function registerAdminPage(r: Router, deps: DashboardDeps): void {
   });
   r.get("/*", { public: true }, async (c, next) => {
     const path = c.req.path;
-    if (path.startsWith("/api/") || path.startsWith("/apis") || !files.has(path)) return next();
-    return send(c, path);
+    if (path.startsWith("/api/") || path.startsWith("/apis")) return next();
+    if (files.has(path)) return send(c, path);
+    if (isClientRoute(path, c.req.header("Accept")) && files.has("/index.html")) return send(c, "/index.html");
+    return next();
   });
+}
+
+/** a page address typed or reloaded in a browser: no file extension, HTML accepted */
+export function isClientRoute(path: string, accept: string | undefined): boolean {
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  return !last.includes(".") && (accept ?? "").includes("text/html");
 }

@@ -37,8 +37,36 @@ export async function bootstrapIdentity(pg: PGlite, adminPassword: string): Prom
 
 /** whether the built-in admin user still has the default password */
 export async function adminHasDefaultPassword(pg: PGlite): Promise<boolean> {
+  return isDefaultAdminHash(await adminPasswordHash(pg));
+}
+
+async function adminPasswordHash(pg: PGlite): Promise<string | null> {
   const r = await pg.query<{ password_hash: string | null }>("select password_hash from users where lower(login) = 'admin'");
-  const hash = r.rows[0]?.password_hash;
+  return r.rows[0]?.password_hash ?? null;
+}
+
+async function isDefaultAdminHash(hash: string | null): Promise<boolean> {
   if (!hash) return false;
   return hash === DEFAULT_ADMIN_HASH || (await verifyPassword(DEFAULT_ADMIN_PASSWORD, hash));
+}
+
+/**
+ * adminHasDefaultPassword for every page load (GET /api/frontend/settings):
+ * one cheap select per call, and the bcrypt comparison (~0.1 s) only when the
+ * stored hash differs from the one last checked, so a password change shows
+ * on the next call.
+ */
+export function defaultPasswordCheck(pg: PGlite): () => Promise<boolean> {
+  let memo: { hash: string | null; isDefault: Promise<boolean> } | undefined;
+  return async () => {
+    const hash = await adminPasswordHash(pg);
+    let entry = memo;
+    if (!entry || entry.hash !== hash) {
+      const fresh = { hash, isDefault: isDefaultAdminHash(hash) };
+      memo = entry = fresh;
+      // a failed check is not remembered: the next call tries again
+      fresh.isDefault.catch(() => { if (memo === fresh) memo = undefined; });
+    }
+    return entry.isDefault;
+  };
 }

@@ -3,6 +3,7 @@ import { ApiError, badRequest, conflict, notFound } from "../../../lib/errors.ts
 import type { UserRecord } from "./access-model.ts";
 import { roleRank, type OrgRole } from "./basic-roles.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
+import { LAST_SEEN_JOIN, lastSeenFields, likePattern, pageOf, personMatches, type PageQuery } from "./user-lists.ts";
 import { avatarUrl } from "./users.ts";
 
 export async function createOrg(deps: IdentityDeps, name: string, creator: UserRecord): Promise<number> {
@@ -28,6 +29,30 @@ export async function requireOrg(deps: IdentityDeps, orgId: number): Promise<{ i
   const r = await deps.pg.query<{ id: number; name: string }>("select id, name from orgs where id = $1", [orgId]);
   if (!r.rows[0]) throw notFound("Organization not found");
   return r.rows[0];
+}
+
+/** GET /api/orgs: organizations by name; `query` is part of the name, `name` the whole name (any case) */
+export async function searchOrgs(deps: IdentityDeps, q: PageQuery & { name?: string | undefined }) {
+  const where = q.name !== undefined ? "where lower(name) = lower($1)" : "where lower(name) like $1";
+  const { rows } = await pageOf<{ id: number; name: string }>(
+    deps.pg, "id, name", `from orgs ${where}`, "lower(name), id", [q.name ?? likePattern(q.query)], q.page, q.perPage,
+  );
+  return rows.map((r) => ({ id: Number(r.id), name: r.name }));
+}
+
+/** GET /api/org: Outpost keeps no postal address, so its fields are empty, as in a new organization of the real product */
+export async function orgDetails(deps: IdentityDeps, orgId: number) {
+  const org = await requireOrg(deps, orgId);
+  return { id: org.id, name: org.name, address: { address1: "", address2: "", city: "", zipCode: "", state: "", country: "" } };
+}
+
+/** GET /api/user/orgs: the organizations a user belongs to, by name */
+export async function userOrgs(deps: IdentityDeps, userId: number) {
+  const r = await deps.pg.query<{ id: number; name: string; role: OrgRole }>(
+    "select o.id, o.name, m.role from org_members m join orgs o on o.id = m.org_id where m.user_id = $1 order by lower(o.name), o.id",
+    [userId],
+  );
+  return r.rows.map((o) => ({ orgId: Number(o.id), name: o.name, role: o.role }));
 }
 
 /** who is changing memberships: nobody hands out a role above their own (server admins excepted) */
@@ -59,16 +84,26 @@ export async function addOrgMember(deps: IdentityDeps, caller: MemberCaller, org
   return user.id;
 }
 
-export async function listOrgMembers(deps: IdentityDeps, orgId: number) {
+/** the members of an organization (never service accounts), by login; `limit` 0 for all (the real product's `limit`) */
+export async function listOrgMembers(deps: IdentityDeps, orgId: number, q: { query?: string; limit?: number } = {}) {
+  const limit = q.limit ? q.limit : Infinity;
+  return (await searchOrgMembers(deps, orgId, { query: q.query ?? "", page: 1, perPage: limit })).orgUsers;
+}
+
+/** GET /api/org/users/search: one page of the members whose login, email or name contains the query */
+export async function searchOrgMembers(deps: IdentityDeps, orgId: number, q: PageQuery) {
   await requireOrg(deps, orgId);
-  const r = await deps.pg.query<Record<string, unknown>>(
-    `select u.id, u.uid, u.login, u.email, u.name, u.is_disabled, m.role, m.created_at
-       from org_members m join users u on u.id = m.user_id
-      where m.org_id = $1 and not u.is_service_account
-      order by lower(u.login)`,
-    [orgId],
+  const { totalCount, rows } = await pageOf<Record<string, unknown>>(
+    deps.pg,
+    "u.id, u.uid, u.login, u.email, u.name, u.is_disabled, u.created_at, m.role, seen.last_seen",
+    `from org_members m join users u on u.id = m.user_id ${LAST_SEEN_JOIN} where m.org_id = $1 and ${personMatches(2)}`,
+    "lower(u.login)",
+    [orgId, likePattern(q.query)],
+    q.page,
+    q.perPage,
   );
-  return r.rows.map((row) => ({
+  const now = deps.now();
+  const orgUsers = rows.map((row) => ({
     orgId,
     userId: Number(row.id),
     uid: String(row.uid),
@@ -77,8 +112,13 @@ export async function listOrgMembers(deps: IdentityDeps, orgId: number) {
     avatarUrl: avatarUrl(String(row.email)),
     login: String(row.login),
     role: row.role as OrgRole,
+    ...lastSeenFields(row.last_seen, row.created_at, now),
+    authLabels: [] as string[],
+    isExternallySynced: false,
+    isProvisioned: false,
     isDisabled: Boolean(row.is_disabled),
   }));
+  return { totalCount, orgUsers, page: q.page, perPage: q.perPage };
 }
 
 /** ids are Postgres integers: a number above their range names nothing (-1), so lookups answer 404, not 500 */

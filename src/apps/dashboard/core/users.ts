@@ -1,5 +1,6 @@
 // Users: creation by a server admin, the signed-in user's profile, password
 // and current organization. Messages follow the real product (reference §7.4).
+import { sha256 } from "./tokens.ts";
 import { createHash } from "node:crypto";
 import { ApiError, badRequest, notFound } from "../../../lib/errors.ts";
 import { newUid } from "../../../lib/ids.ts";
@@ -50,18 +51,19 @@ export async function createUser(deps: IdentityDeps, input: NewUser): Promise<Us
   return user;
 }
 
-export async function changePassword(deps: IdentityDeps, user: UserRecord, oldPassword: string, newPassword: string): Promise<void> {
+/** the caller's own session (the one that asked) stays signed in; every other session of the user ends */
+export async function changePassword(deps: IdentityDeps, user: UserRecord, oldPassword: string, newPassword: string, currentSession?: string): Promise<void> {
   if (!user.passwordHash || !(await verifyPassword(oldPassword, user.passwordHash))) throw badRequest("Invalid old password");
   if (newPassword.length < MIN_PASSWORD_LENGTH) throw badRequest("New password is too short");
-  await setPassword(deps, user.id, newPassword);
+  await setPassword(deps, user.id, newPassword, currentSession);
 }
 
-export async function setPassword(deps: IdentityDeps, userId: number, password: string): Promise<void> {
+export async function setPassword(deps: IdentityDeps, userId: number, password: string, keepSession?: string): Promise<void> {
   const hash = await hashPassword(password);
   const r = await deps.pg.query("update users set password_hash = $1, updated_at = now() where id = $2 and not is_service_account", [hash, userId]);
   if (!r.affectedRows) throw notFound("User not found");
-  // sessions of the user end with the old password
-  await deps.pg.query("delete from sessions where user_id = $1", [userId]);
+  // sessions of the user end with the old password, except the one that changed it
+  await deps.pg.query("delete from sessions where user_id = $1 and token_hash <> $2", [userId, keepSession ? sha256(keepSession) : ""]);
   changed(deps);
 }
 

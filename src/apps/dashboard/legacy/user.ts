@@ -1,11 +1,13 @@
-// The signed-in user: GET /api/user, PUT /api/user/password,
+// The signed-in user: GET /api/user, PUT /api/user/password, GET /api/user/orgs,
 // POST /api/user/using/:orgId (user-only: a service account token gets 403).
 import { type } from "arktype";
+import { getCookie } from "hono/cookie";
 import { parseBody } from "../../../lib/http/validate.ts";
+import { SESSION_COOKIE } from "../core/sessions.ts";
 import { identityOf, type Router } from "../access/guard.ts";
 import type { IdentityDeps } from "../core/identity-deps.ts";
 import type { PreferenceStore } from "../core/preferences.ts";
-import { parseId } from "../core/orgs.ts";
+import { parseId, userOrgs } from "../core/orgs.ts";
 import { changePassword, profileOf, switchOrg } from "../core/users.ts";
 
 const PasswordChange = type({ oldPassword: "string", newPassword: "string" });
@@ -23,9 +25,15 @@ export function registerUser(r: Router, deps: IdentityDeps, preferences: Prefere
 
   r.put("/api/user/password", self, async (c) => {
     const body = await parseBody(c, PasswordChange);
-    await changePassword(deps, identityOf(c).user, body.oldPassword, body.newPassword);
+    const id = identityOf(c);
+    // a password change from the admin page keeps that page signed in
+    const session = id.method === "session" ? getCookie(c, SESSION_COOKIE) : undefined;
+    await changePassword(deps, id.user, body.oldPassword, body.newPassword, session);
     return c.json({ message: "User password changed" });
   });
+
+  // the organizations the user may switch to (the real product's [{orgId, name, role}])
+  r.get("/api/user/orgs", self, async (c) => c.json(await userOrgs(deps, identityOf(c).user.id)));
 
   r.post("/api/user/using/:orgId", self, async (c) => {
     const orgId = parseId(c.req.param("orgId"), "id is invalid");

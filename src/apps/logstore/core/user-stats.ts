@@ -1,0 +1,91 @@
+// Per-tenant figures for GET /distributor/all_user_stats. Loki has no
+// cross-tenant listing; this one is shaped like Mimir's (userID first, one
+// object per tenant). Rates are recent averages of what was accepted, kept as
+// Mimir's ingesters keep theirs (an EWMA ticked every 15 s, alpha 0.2); the
+// totals are what the store holds now (stored chunks, chunks being written and
+// heads), so they survive restarts and shrink when retention deletes chunks.
+import { createEwmaRates } from "../../../lib/ewma-rates.ts";
+import type { IngestCounters } from "./ingest.ts";
+import type { LogStore, Stream } from "./store.ts";
+
+const BYTES = 0;
+const LINES = 1;
+
+export interface LogUserStats {
+  userID: string;
+  /** streams holding entries */
+  numStreams: number;
+  /** bytes per second accepted, recent average */
+  ingestionRate: number;
+  /** lines per second accepted, recent average */
+  linesRate: number;
+  bytesReceived: number;
+  linesReceived: number;
+  /** RFC 3339 (nanoseconds, as Loki writes times) of the newest entry, or null */
+  lastEntry: string | null;
+}
+
+export interface LogUserStatsTracker {
+  /** the push path's counters, also feeding the rates */
+  counters(base: IngestCounters): IngestCounters;
+  all(): LogUserStats[];
+}
+
+export function createLogUserStats(store: LogStore, now: () => number): LogUserStatsTracker {
+  const rates = createEwmaRates({ now, fields: 2 });
+  return {
+    counters: (base) => ({
+      discarded: base.discarded,
+      received(tenant, lines, bytes) {
+        base.received(tenant, lines, bytes);
+        rates.add(tenant, BYTES, bytes);
+        rates.add(tenant, LINES, lines);
+      },
+    }),
+    all() {
+      const names = new Set([...store.tenants(), ...rates.keys()]);
+      return [...names].sort().map((userID) => {
+        const [bytesRate = 0, linesRate = 0] = rates.rates(userID);
+        return { userID, ...totals(store.streams(userID)), ingestionRate: bytesRate, linesRate };
+      });
+    },
+  };
+}
+
+function totals(streams: Stream[]): Pick<LogUserStats, "numStreams" | "bytesReceived" | "linesReceived" | "lastEntry"> {
+  let numStreams = 0;
+  let bytes = 0;
+  let lines = 0;
+  let newest: bigint | undefined;
+  const seen = (to: bigint) => {
+    if (newest === undefined || to > newest) newest = to;
+  };
+  for (const s of streams) {
+    const before = lines;
+    for (const c of s.chunks) {
+      bytes += c.bytes;
+      lines += c.lines;
+      seen(c.to);
+    }
+    for (const p of s.pending) {
+      bytes += p.bytes;
+      lines += p.entries.length;
+      seen(p.to);
+    }
+    if (s.head.length) {
+      bytes += s.headBytes;
+      lines += s.head.length;
+      seen(s.headTo);
+    }
+    if (lines > before) numStreams++;
+  }
+  return { numStreams, bytesReceived: bytes, linesReceived: lines, lastEntry: newest === undefined ? null : rfc3339Nano(newest) };
+}
+
+/** Go's RFC3339Nano: UTC, the fraction with trailing zeros trimmed */
+export function rfc3339Nano(ns: bigint): string {
+  const ms = ns / 1_000_000n;
+  const base = new Date(Number(ms)).toISOString().slice(0, 19);
+  const frac = (((ns % 1_000_000_000n) + 1_000_000_000n) % 1_000_000_000n).toString().padStart(9, "0").replace(/0+$/, "");
+  return `${base}${frac ? `.${frac}` : ""}Z`;
+}

@@ -1,0 +1,68 @@
+// Per-tenant ingestion figures, as Mimir's distributor shows them
+// (GET /distributor/all_user_stats, GET /api/v1/user_stats): the rate of
+// samples appended, split into those pushed through the API and those written
+// by recording rules, and the tenant's series. Rates are Mimir's ingester
+// EWMA (15 s tick, alpha 0.2), kept in memory and fed by the write path.
+import { createEwmaRates } from "../../../lib/ewma-rates.ts";
+import type { IngestCounters } from "./ingest.ts";
+import type { MetricsStore } from "./store.ts";
+
+const API = 0;
+const RULE = 1;
+
+/** Mimir's UserStats (json tags as in pkg/distributor) */
+export interface UserStats {
+  ingestionRate: number;
+  numSeries: number;
+  APIIngestionRate: number;
+  RuleIngestionRate: number;
+}
+
+export interface UserIdStats extends UserStats {
+  userID: string;
+}
+
+export interface UserStatsDeps {
+  store: MetricsStore;
+  /** tenants created through the admin API (listed even before they send anything) */
+  knownTenants: () => Promise<string[]>;
+  now: () => number;
+  /** a series with no sample for this long is not active (ms) */
+  idleTimeout: number;
+}
+
+export interface UserStatsTracker {
+  /** the write path's counters for pushes (API) or rule results, counting appended samples too */
+  counters(base: IngestCounters, source: "api" | "rule"): IngestCounters;
+  of(tenant: string): UserStats;
+  all(): Promise<UserIdStats[]>;
+}
+
+export function createUserStats(deps: UserStatsDeps): UserStatsTracker {
+  const rates = createEwmaRates({ now: deps.now, fields: 2 });
+  const of = (tenant: string): UserStats => {
+    const [api = 0, rule = 0] = rates.rates(tenant);
+    const head = deps.store.peek(tenant);
+    // active series, as cortex_ingester_active_series (idle ones swept first)
+    head?.sweepIdle(deps.now(), deps.idleTimeout);
+    return { ingestionRate: api + rule, numSeries: head?.activeCount ?? 0, APIIngestionRate: api, RuleIngestionRate: rule };
+  };
+  return {
+    counters(base, source) {
+      const field = source === "api" ? API : RULE;
+      return {
+        received: base.received,
+        discarded: base.discarded,
+        ingested(tenant, samples) {
+          base.ingested(tenant, samples);
+          rates.add(tenant, field, samples);
+        },
+      };
+    },
+    of,
+    async all() {
+      const names = new Set([...deps.store.tenants(), ...rates.keys(), ...(await deps.knownTenants())]);
+      return [...names].sort().map((userID) => ({ userID, ...of(userID) }));
+    },
+  };
+}

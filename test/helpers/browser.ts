@@ -1,0 +1,38 @@
+// Debian's Chromium driven by playwright-core, as the issue prescribes:
+// headless, no sandbox (CI runs as root), nothing that phones home (this
+// machine's network is closed). Screenshots go to test/.artifacts/screenshots.
+import { existsSync, mkdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { repoRoot } from "./paths.ts";
+
+export const CHROMIUM = process.env.OUTPOST_CHROMIUM ?? "/usr/bin/chromium";
+export const screenshotDir = join(repoRoot, "test", ".artifacts", "screenshots");
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's Chromium (apt-get install chromium; .ci/run installs it)`);
+  }
+  mkdirSync(screenshotDir, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+/** a port nobody listens on right now (the page needs the stores' real ports in its settings) */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,90 @@
+// Where the log and metrics stores are, as this browser reaches them: the
+// same host name as the page, each store's own port and scheme, read from
+// GET /api/admin/settings (server administrators). The stores answer the
+// page's cross-origin requests (CORS for the dashboard's origin).
+import { api, request, type RequestOptions } from "./api.ts";
+
+export type Settings = Record<string, Record<string, string>>;
+
+export interface Listener {
+  name: "dashboard" | "logs" | "metrics";
+  title: string;
+  enabled: boolean;
+  url: string;
+  tls: "none" | "TLS" | "mutual TLS";
+  clientAuth: string;
+}
+
+export interface Topology {
+  settings: Settings | undefined;
+  /** why the settings could not be read (not a server administrator) */
+  settingsError?: Error;
+  dashboard: Listener;
+  logs: Listener;
+  metrics: Listener;
+}
+
+function tlsOf(section: Record<string, string> | undefined): Pick<Listener, "tls" | "clientAuth"> {
+  const cert = section?.["http_tls_config.cert_file"] ?? "";
+  const clientAuth = section?.["http_tls_config.client_auth_type"] ?? "";
+  if (!cert) return { tls: "none", clientAuth: "" };
+  const mutual = clientAuth !== "" && clientAuth !== "NoClientCert";
+  return { tls: mutual ? "mutual TLS" : "TLS", clientAuth };
+}
+
+function listener(name: Listener["name"], title: string, port: string, enabled: boolean, tls: Pick<Listener, "tls" | "clientAuth">): Listener {
+  const scheme = tls.tls === "none" ? "http" : "https";
+  return { name, title, enabled, url: `${scheme}://${location.hostname}:${port}`, ...tls };
+}
+
+let cached: Promise<Topology> | undefined;
+
+export function topology(): Promise<Topology> {
+  cached ??= api<Settings>("/api/admin/settings").then(
+    (s) => build(s),
+    (err: Error) => build(undefined, err),
+  );
+  return cached;
+}
+
+export function forgetTopology(): void {
+  cached = undefined;
+}
+
+function build(s: Settings | undefined, settingsError?: Error): Topology {
+  const storesTls = tlsOf(s?.server);
+  const page = location.port || (location.protocol === "https:" ? "443" : "80");
+  return {
+    settings: s,
+    settingsError,
+    dashboard: {
+      name: "dashboard",
+      title: "Dashboard API",
+      enabled: true,
+      url: location.origin,
+      ...(s ? tlsOf(s.dashboard) : { tls: location.protocol === "https:" ? "TLS" : "none", clientAuth: "" }),
+      ...(s ? {} : { url: `${location.protocol}//${location.hostname}:${page}` }),
+    },
+    logs: listener("logs", "Log store", s?.logs?.http_port ?? "3100", s ? s.logs?.enabled !== "false" : true, storesTls),
+    metrics: listener("metrics", "Metrics store", s?.metrics?.http_port ?? "9009", s ? s.metrics?.enabled !== "false" : true, storesTls),
+  };
+}
+
+/** a request to a store; the browser adds the Origin header, the store answers CORS */
+export function storeRequest<T>(l: Listener, path: string, options: RequestOptions = {}): Promise<T> {
+  return request<T>(`${l.url}${path}`, options);
+}
+
+const TOKEN_KEY = "outpost.metricsAdminToken";
+
+/** the metrics admin token, kept only for this browser tab's session */
+export const adminToken = {
+  get: (): string => sessionStorage.getItem(TOKEN_KEY) ?? "",
+  set: (t: string) => sessionStorage.setItem(TOKEN_KEY, t),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+export function adminRequest<T>(l: Listener, path: string, options: RequestOptions = {}): Promise<T> {
+  const auth = `Basic ${btoa(`:${adminToken.get()}`)}`;
+  return storeRequest<T>(l, path, { ...options, headers: { ...options.headers, Authorization: auth } });
+}

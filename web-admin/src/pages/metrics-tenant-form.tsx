@@ -1,0 +1,89 @@
+// Create or edit a metrics tenant through the admin API: POST or PUT
+// /admin/api/v2/tenants. Limits left empty take the global default (shown as
+// the placeholder); without "own limits" the tenant has none (runtime
+// configuration or global defaults apply).
+import { useState } from "preact/hooks";
+import { Button, Dialog, ErrorNote, SelectField, TextField } from "../components/ui.tsx";
+import { useAction } from "../lib/hooks.ts";
+import { LIMIT_LABELS, LIMIT_NAMES, type Limits, type Tenant } from "../lib/metrics-tenants.ts";
+import { adminRequest, type Listener } from "../lib/stores.ts";
+
+export function TenantForm(props: { store: Listener; tenant?: Tenant; defaults: Partial<Limits>; cluster: string; onClose: () => void; onSaved: () => void }) {
+  const t = props.tenant;
+  const [name, setName] = useState(t?.name ?? "");
+  const [displayName, setDisplayName] = useState(t?.display_name ?? "");
+  const [status, setStatus] = useState<string>(t?.status ?? "active");
+  const [cluster, setCluster] = useState(t?.cluster ?? props.cluster);
+  const [own, setOwn] = useState(t ? t.limits !== undefined : true);
+  const [limits, setLimits] = useState<Record<string, string>>(() =>
+    Object.fromEntries(LIMIT_NAMES.map((n) => [n, t?.limits && t.limits[n] !== props.defaults[n] ? String(t.limits[n]) : ""])),
+  );
+  const save = useAction(async () => {
+    const body: Record<string, unknown> = { display_name: displayName, status, cluster };
+    if (own) {
+      const l: Record<string, number> = {};
+      for (const n of LIMIT_NAMES) {
+        const raw = limits[n]!.trim();
+        if (raw === "") continue;
+        const v = Number(raw);
+        if (!Number.isInteger(v) || v < 0) throw new Error(`${LIMIT_LABELS[n]} (${n}) must be a whole number, 0 or more`);
+        l[n] = v;
+      }
+      body.limits = l;
+    }
+    if (t) await adminRequest(props.store, `/admin/api/v2/tenants/${encodeURIComponent(t.name)}`, { method: "PUT", body });
+    else await adminRequest(props.store, "/admin/api/v2/tenants", { method: "POST", body: { name, ...body } });
+    props.onSaved();
+    props.onClose();
+  });
+  return (
+    <Dialog title={t ? `Edit tenant ${t.name}` : "New metrics tenant"} onClose={props.onClose} wide>
+      <form
+        class="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run();
+        }}
+      >
+        <div class="form-grid">
+          {!t && <TextField label="Tenant name" name="name" value={name} onInput={setName} required autoFocus hint="The X-Scope-OrgID clients send." />}
+          <TextField label="Display name" name="display_name" value={displayName} onInput={setDisplayName} />
+          <SelectField label="Status" name="status" value={status} onChange={setStatus} options={[["active", "active"], ["inactive", "inactive (writes and queries refused)"]]} />
+          <TextField label="Cluster" name="cluster" value={cluster} onInput={setCluster} />
+        </div>
+        <fieldset class="limits">
+          <legend>Limits</legend>
+          <label class="check">
+            <input type="checkbox" name="own_limits" checked={own} onChange={(e) => setOwn((e.target as HTMLInputElement).checked)} /> Set limits for this tenant
+            through the admin API
+          </label>
+          <p class="hint">
+            {own
+              ? "Empty fields take the global default shown in grey. 0 turns a limit off."
+              : "Without its own limits the tenant uses the runtime configuration file, or else the global defaults."}
+          </p>
+          {own && (
+            <div class="form-grid">
+              {LIMIT_NAMES.map((n) => (
+                <TextField
+                  label={LIMIT_LABELS[n]}
+                  name={n}
+                  type="number"
+                  value={limits[n]!}
+                  placeholder={props.defaults[n] !== undefined ? String(props.defaults[n]) : "global default"}
+                  onInput={(v) => setLimits({ ...limits, [n]: v })}
+                  hint={<code>{n}</code>}
+                />
+              ))}
+            </div>
+          )}
+        </fieldset>
+        <ErrorNote error={save.error} />
+        <div class="form-actions">
+          <Button onClick={props.onClose}>Cancel</Button>
+          <Button kind="primary" type="submit" pending={save.pending}>{t ? "Save tenant" : "Create tenant"}</Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,166 @@
+// Metrics tenants: the admin API's tenants with their usage against their
+// limits. The admin API token is asked for once and kept only for this tab's
+// session (sessionStorage), never sent anywhere but the metrics store.
+import { useState } from "preact/hooks";
+import { Bars, Meter } from "../components/charts.tsx";
+import { Badge, Button, Empty, ErrorNote, Loaded, PageHeader, TextField } from "../components/ui.tsx";
+import { ApiFailure } from "../lib/api.ts";
+import * as fmt from "../lib/format.ts";
+import { useAction, useLoad, usePoll } from "../lib/hooks.ts";
+import { defaultsOf, limitOf, loadTenants, type TenantsData, type TenantView } from "../lib/metrics-tenants.ts";
+import { adminRequest, adminToken, topology, type Topology } from "../lib/stores.ts";
+import { TenantForm } from "./metrics-tenant-form.tsx";
+
+export function MetricsTenantsPage() {
+  const topo = useLoad(topology);
+  const [hasToken, setHasToken] = useState(adminToken.get() !== "");
+  return (
+    <section>
+      <PageHeader title="Metrics tenants" description="Tenants of the metrics store, their limits and what they use. Managed through the tenant admin API.">
+        {hasToken && (
+          <Button onClick={() => { adminToken.clear(); setHasToken(false); }}>Forget admin token</Button>
+        )}
+      </PageHeader>
+      <Loaded load={topo}>
+        {(t) =>
+          !t.metrics.enabled ? (
+            <p class="alert info">The metrics store is turned off in this Outpost's configuration (<code>metrics.enabled: false</code>).</p>
+          ) : hasToken ? (
+            <TenantList topo={t} onTokenRejected={() => { adminToken.clear(); setHasToken(false); }} />
+          ) : (
+            <TokenForm topo={t} onAccepted={() => setHasToken(true)} />
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}
+
+function TokenForm(props: { topo: Topology; onAccepted: () => void }) {
+  const [token, setToken] = useState("");
+  const check = useAction(async () => {
+    adminToken.set(token);
+    try {
+      await adminRequest(props.topo.metrics, "/admin/api/v2/tenants");
+    } catch (err) {
+      adminToken.clear();
+      throw err;
+    }
+    props.onAccepted();
+  });
+  return (
+    <form class="card form narrow" onSubmit={(e) => { e.preventDefault(); void check.run(); }}>
+      <h2>Admin API token</h2>
+      <p>
+        The tenant admin API of the metrics store (<code>{props.topo.metrics.url}</code>) needs its admin token (<code>metrics.admin_token</code>, printed
+        at first start). It is kept in this browser tab only and forgotten when the tab closes.
+      </p>
+      <ErrorNote error={check.error} />
+      <TextField label="Admin API token" name="admin_token" type="password" value={token} onInput={setToken} required autoComplete="off" autoFocus />
+      <div class="form-actions">
+        <Button kind="primary" type="submit" pending={check.pending}>Use token</Button>
+      </div>
+    </form>
+  );
+}
+
+function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
+  const [data, setData] = useState<TenantsData>();
+  const [error, setError] = useState<Error>();
+  const [editing, setEditing] = useState<TenantView | "new">();
+  const [selected, setSelected] = useState<string>();
+  const refresh = async () => {
+    try {
+      setData(await loadTenants(props.topo));
+      setError(undefined);
+    } catch (err) {
+      if (err instanceof ApiFailure && err.status === 401) props.onTokenRejected();
+      setError(err as Error);
+    }
+  };
+  usePoll(refresh, 10_000);
+  const current = data?.views.find((v) => v.name === selected);
+  return (
+    <>
+      <div class="toolbar">
+        <p class="muted">{data ? `${data.views.length} tenant${data.views.length === 1 ? "" : "s"} · refreshed every 10 s` : ""}</p>
+        <Button kind="primary" onClick={() => setEditing("new")}>New tenant</Button>
+      </div>
+      <ErrorNote error={error} what="This page" />
+      {!data && !error && <p class="loading" role="status">Loading tenants…</p>}
+      {data && data.views.length === 0 && <Empty>No tenants yet. Create one to give it limits; tenants that only push data appear in the log and query APIs without being listed here.</Empty>}
+      {data && data.views.length > 0 && (
+        <div class="table-wrap">
+          <table class="data">
+            <caption class="sr-only">Metrics tenants</caption>
+            <thead>
+              <tr>
+                <th scope="col">Tenant</th>
+                <th scope="col">Status</th>
+                <th scope="col">Cluster</th>
+                <th scope="col" class="meter-col">Active series</th>
+                <th scope="col" class="meter-col">Ingestion rate</th>
+                <th scope="col">Limits from</th>
+                <th scope="col"><span class="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.views.map((v) => (
+                <tr aria-selected={v.name === selected}>
+                  <th scope="row">
+                    <button type="button" class="link" onClick={() => setSelected(v.name === selected ? undefined : v.name)} aria-expanded={v.name === selected}>
+                      {v.name}
+                    </button>
+                    {v.display_name && <div class="muted small">{v.display_name}</div>}
+                  </th>
+                  <td><Badge tone={v.status === "active" ? "ok" : "warn"}>{v.status}</Badge></td>
+                  <td>{v.cluster}</td>
+                  <td><Meter label={`Active series of ${v.name}`} value={v.stats?.numSeries} limit={limitOf(v, "max_global_series_per_user", data.defaults)} /></td>
+                  <td><Meter label={`Ingestion rate of ${v.name}`} value={v.stats?.ingestionRate} limit={limitOf(v, "ingestion_rate", data.defaults)} unit="/s" /></td>
+                  <td>{v.source}</td>
+                  <td class="row-actions"><Button onClick={() => setEditing(v)} aria-label={`Edit ${v.name}`}>Edit</Button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {data && current && <TenantDetail v={current} data={data} />}
+      {editing && (
+        <TenantForm
+          store={props.topo.metrics}
+          tenant={editing === "new" ? undefined : editing}
+          {...defaultsOf(props.topo)}
+          onClose={() => setEditing(undefined)}
+          onSaved={() => void refresh()}
+        />
+      )}
+    </>
+  );
+}
+
+function TenantDetail({ v, data }: { v: TenantView; data: TenantsData }) {
+  const limit = (n: Parameters<typeof limitOf>[1]) => limitOf(v, n, data.defaults);
+  return (
+    <article class="card detail" aria-labelledby="tenant-detail-title">
+      <h2 id="tenant-detail-title">{v.name}{v.display_name ? ` — ${v.display_name}` : ""}</h2>
+      <p class="muted">Created {fmt.dateTime(v.created_at)} · limits from {v.source}</p>
+      <div class="grid two">
+        <div>
+          <Meter label="Active series" value={v.stats?.numSeries} limit={limit("max_global_series_per_user")} />
+          <Meter label="Ingestion rate" value={v.stats?.ingestionRate} limit={limit("ingestion_rate")} unit="/s" />
+          <dl class="facts compact">
+            <dt>Burst size</dt><dd>{fmt.number(limit("ingestion_burst_size"))}</dd>
+            <dt>Series per metric</dt><dd>{fmt.number(limit("max_global_series_per_metric"))}</dd>
+            <dt>Series per query</dt><dd>{limit("max_series_per_query") || "no limit"}</dd>
+            <dt>Rule groups × rules</dt><dd>{limit("ruler_max_rule_groups_per_tenant")} × {limit("ruler_max_rules_per_rule_group")}</dd>
+          </dl>
+        </div>
+        <div>
+          <h3>Discarded samples by reason</h3>
+          <Bars label={`Discarded samples of ${v.name} by reason`} items={v.discards} empty="Nothing discarded since the server started." />
+        </div>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,208 @@
+// Service accounts of the current organization: GET /api/serviceaccounts/search
+// (search and paging), create, change role, disable/enable and delete them;
+// their tokens are in service-accounts-tokens.tsx.
+import { useEffect, useId, useState } from "preact/hooks";
+import { Badge, Button, Confirm, Dialog, Empty, ErrorNote, Loaded, PageHeader, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
+import { api, query } from "../lib/api.ts";
+import { useAction, useLoad } from "../lib/hooks.ts";
+import { TokensDialog } from "./service-accounts-tokens.tsx";
+
+export interface ServiceAccount {
+  id: number;
+  uid?: string;
+  name: string;
+  login: string;
+  orgId: number;
+  isDisabled: boolean;
+  role: string;
+  tokens: number;
+  avatarUrl?: string;
+  accessControl?: Record<string, boolean>;
+}
+
+interface SearchResult {
+  totalCount: number;
+  serviceAccounts: ServiceAccount[];
+  page: number;
+  perPage: number;
+}
+
+const PER_PAGE = 10;
+const ROLES = ["Viewer", "Editor", "Admin", "None"] as const;
+
+/** what the caller may do to one account (search results say it; absent means the server decides) */
+const may = (sa: ServiceAccount, action: "write" | "delete") => sa.accessControl?.[`serviceaccounts:${action}`] !== false;
+
+type Pending = { kind: "create" } | { kind: "tokens"; sa: ServiceAccount } | { kind: "disable"; sa: ServiceAccount } | { kind: "delete"; sa: ServiceAccount };
+
+export function ServiceAccountsPage() {
+  const [search, setSearch] = useState("");
+  const [term, setTerm] = useState("");
+  const [page, setPage] = useState(1);
+  const [open, setOpen] = useState<Pending | undefined>();
+  const [notice, setNotice] = useState("");
+
+  // the search runs ~300 ms after the last keystroke
+  useEffect(() => {
+    const t = setTimeout(() => {
+      setTerm(search.trim());
+      setPage(1);
+    }, 300);
+    return () => clearTimeout(t);
+  }, [search]);
+
+  const load = useLoad(() => api<SearchResult>(`/api/serviceaccounts/search${query({ perpage: PER_PAGE, page, query: term })}`), [page, term]);
+
+  // the last account of a later page was deleted: show the page before
+  useEffect(() => {
+    if (load.data && load.data.serviceAccounts.length === 0 && page > 1 && load.data.totalCount > 0) {
+      setPage(Math.max(1, Math.ceil(load.data.totalCount / PER_PAGE)));
+    }
+  }, [load.data, page]);
+
+  const change = useAction(async (sa: ServiceAccount, body: { role?: string; isDisabled?: boolean }) => {
+    setNotice("");
+    await api(`/api/serviceaccounts/${sa.id}`, { method: "PATCH", body });
+    setNotice(body.role ? `${sa.name} is now ${body.role}.` : `${sa.name} is ${body.isDisabled ? "disabled" : "enabled"}.`);
+    load.reload();
+  });
+
+  return (
+    <section>
+      <PageHeader title="Service accounts" description="Accounts for scripts and other services of this organization. They sign in with tokens, not passwords." />
+      <div class="toolbar">
+        <SearchBox label="Search service accounts" value={search} onInput={setSearch} />
+        <Button kind="primary" onClick={() => setOpen({ kind: "create" })}>New service account</Button>
+      </div>
+      {notice && <p class="alert ok" role="status">{notice}</p>}
+      <ErrorNote error={change.error} />
+      <Loaded load={load} what="The service accounts page">
+        {(data) =>
+          data.serviceAccounts.length === 0 ? (
+            <Empty>{term ? `No service account matches “${term}”.` : "No service accounts yet."}</Empty>
+          ) : (
+            <>
+              <div class="table-wrap">
+                <table class="data">
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Login</th>
+                      <th scope="col">Role</th>
+                      <th scope="col" class="num">Tokens</th>
+                      <th scope="col">Status</th>
+                      <th scope="col"><span class="sr-only">Actions</span></th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.serviceAccounts.map((sa) => (
+                      <tr key={sa.id}>
+                        <td>{sa.name}</td>
+                        <td class="muted">{sa.login}</td>
+                        <td>
+                          <RoleSelect sa={sa} disabled={change.pending || !may(sa, "write")} onChange={(role) => void change.run(sa, { role })} />
+                        </td>
+                        <td class="num">{sa.tokens}</td>
+                        <td>{sa.isDisabled ? <Badge tone="bad">disabled</Badge> : <Badge tone="ok">enabled</Badge>}</td>
+                        <td class="row-actions">
+                          <Button onClick={() => setOpen({ kind: "tokens", sa })}>Tokens</Button>
+                          {sa.isDisabled ? (
+                            <Button disabled={change.pending || !may(sa, "write")} onClick={() => void change.run(sa, { isDisabled: false })}>Enable</Button>
+                          ) : (
+                            <Button disabled={!may(sa, "write")} onClick={() => setOpen({ kind: "disable", sa })}>Disable</Button>
+                          )}
+                          <Button kind="danger" disabled={!may(sa, "delete")} onClick={() => setOpen({ kind: "delete", sa })}>Delete</Button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager page={page} perPage={PER_PAGE} total={data.totalCount} onPage={setPage} />
+            </>
+          )
+        }
+      </Loaded>
+
+      {open?.kind === "create" && (
+        <CreateDialog
+          onClose={() => setOpen(undefined)}
+          onCreated={(sa) => {
+            setOpen(undefined);
+            setNotice(`Service account ${sa.name} created (login ${sa.login}). Add a token to use it.`);
+            load.reload();
+          }}
+        />
+      )}
+      {open?.kind === "tokens" && <TokensDialog account={open.sa} onClose={() => setOpen(undefined)} onChanged={load.reload} />}
+      {open?.kind === "disable" && (
+        <Confirm
+          title={`Disable ${open.sa.name}?`}
+          body={<p>Its tokens stop working until the account is enabled again. The tokens are kept.</p>}
+          confirmLabel="Disable service account"
+          onConfirm={async () => {
+            await api(`/api/serviceaccounts/${open.sa.id}`, { method: "PATCH", body: { isDisabled: true } });
+            setNotice(`${open.sa.name} is disabled.`);
+            load.reload();
+          }}
+          onClose={() => setOpen(undefined)}
+        />
+      )}
+      {open?.kind === "delete" && (
+        <Confirm
+          title={`Delete ${open.sa.name}?`}
+          body={<p>{open.sa.tokens ? `The service account and its ${open.sa.tokens === 1 ? "token are" : `${open.sa.tokens} tokens are`} deleted for good; scripts using them stop working.` : "The service account is deleted for good."}</p>}
+          confirmLabel="Delete service account"
+          onConfirm={async () => {
+            await api(`/api/serviceaccounts/${open.sa.id}`, { method: "DELETE" });
+            setNotice(`Service account ${open.sa.name} deleted.`);
+            load.reload();
+          }}
+          onClose={() => setOpen(undefined)}
+        />
+      )}
+    </section>
+  );
+}
+
+function RoleSelect(props: { sa: ServiceAccount; disabled: boolean; onChange: (role: string) => void }) {
+  const id = useId();
+  const { sa } = props;
+  const options = (ROLES as readonly string[]).includes(sa.role) ? ROLES : [sa.role, ...ROLES];
+  return (
+    <>
+      <label for={id} class="sr-only">Role of {sa.name}</label>
+      <select id={id} name="role" value={sa.role} disabled={props.disabled} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+        {options.map((r) => <option value={r}>{r}</option>)}
+      </select>
+    </>
+  );
+}
+
+function CreateDialog(props: { onClose: () => void; onCreated: (sa: ServiceAccount) => void }) {
+  const [name, setName] = useState("");
+  const [role, setRole] = useState("Viewer");
+  const create = useAction(async () => {
+    const sa = await api<ServiceAccount>("/api/serviceaccounts", { method: "POST", body: { name: name.trim(), role } });
+    props.onCreated(sa);
+  });
+  return (
+    <Dialog title="New service account" onClose={props.onClose}>
+      <form
+        class="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run();
+        }}
+      >
+        <ErrorNote error={create.error} />
+        <TextField label="Name" name="name" value={name} onInput={setName} required autoFocus autoComplete="off" />
+        <SelectField label="Role" name="role" value={role} onChange={setRole} options={ROLES} hint="The organization role its tokens act with." />
+        <div class="form-actions">
+          <Button onClick={props.onClose}>Cancel</Button>
+          <Button kind="primary" type="submit" pending={create.pending}>Create</Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
