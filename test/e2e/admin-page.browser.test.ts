@@ -11,6 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/build.ts";
 import { freePort, launchBrowser, shot } from "../helpers/browser.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { distBinary } from "../helpers/paths.ts";
 import { startChild, type Child } from "../helpers/process.ts";
 import { logClient, nsAgo } from "../logstore/helpers.ts";
@@ -64,25 +65,25 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await page.getByLabel("User name or email").fill("admin");
     await page.getByLabel("Password").fill("wrong");
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("Wrong user name or password");
+    await eventually(() => page.getByRole("alert").textContent(), (v) => expect(v).toContain("Wrong user name or password"));
     await shot(page, "01-sign-in-wrong-password");
 
     await page.getByLabel("Password").fill("admin");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
-    await expect.poll(() => page.getByRole("alert").filter({ hasText: "default password" }).count()).toBe(1);
-  });
+    await eventually(() => page.getByRole("alert").filter({ hasText: "default password" }).count(), (v) => expect(v).toBe(1));
+  }, 60_000);
 
   it("the overview shows the three services healthy, storage and live figures", async () => {
     for (const name of ["Dashboard API", "Log store", "Metrics store"]) {
       const card = page.getByRole("article").filter({ has: page.getByRole("heading", { name }) });
-      await expect.poll(() => card.getByText("healthy", { exact: true }).count(), { timeout: 20_000 }).toBe(1);
+      await eventually(() => card.getByText("healthy", { exact: true }).count(), (v) => expect(v).toBe(1), 20_000);
     }
-    await expect.poll(() => page.getByText("Size on disk").count()).toBe(1);
+    await eventually(() => page.getByText("Size on disk").count(), (v) => expect(v).toBe(1));
     // the second scrape turns counters into rates
     await page.waitForFunction(() => !document.querySelector(".live")?.textContent?.includes("first figures"), undefined, { timeout: 20_000 });
     await shot(page, "02-overview");
-  });
+  }, 60_000);
 
   it("the banner leads to the password form; after the change the banner is gone", async () => {
     await page.getByRole("link", { name: "Change it now" }).click();
@@ -92,15 +93,15 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await page.getByLabel("Confirm new password").fill(NEW_PASSWORD);
     await page.getByRole("button", { name: "Change password" }).click();
     await page.getByText("Password changed.").waitFor();
-    await expect.poll(() => page.getByText("still has the default password").count()).toBe(0);
+    await eventually(() => page.getByText("still has the default password").count(), (v) => expect(v).toBe(0));
     await shot(page, "03-password-changed");
-  });
+  }, 60_000);
 
   it("metrics tenants: asks for the admin token, creates a tenant with limits and lists it with its usage", async () => {
     await page.getByRole("link", { name: "Metrics tenants" }).click();
     await page.getByLabel("Admin API token").fill("not-the-token");
     await page.getByRole("button", { name: "Use token" }).click();
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("invalid admin token");
+    await eventually(() => page.getByRole("alert").textContent(), (v) => expect(v).toContain("invalid admin token"));
     await page.getByLabel("Admin API token").fill(adminToken);
     await page.getByRole("button", { name: "Use token" }).click();
     await page.getByRole("button", { name: "New tenant" }).click();
@@ -113,26 +114,26 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await dialog.getByRole("button", { name: "Create tenant" }).click();
     await dialog.waitFor({ state: "detached" });
     const row = page.getByRole("row").filter({ hasText: "team-metrics" });
-    await expect.poll(() => row.textContent()).toContain("Team Metrics");
-    await expect.poll(() => row.textContent()).toContain("admin API");
+    await eventually(() => row.textContent(), (v) => expect(v).toContain("Team Metrics"));
+    await eventually(() => row.textContent(), (v) => expect(v).toContain("admin API"));
     // 2 active series of the 10 allowed
-    await expect.poll(() => row.getByRole("meter", { name: "Active series of team-metrics" }).getAttribute("aria-valuetext")).toBe("2 of 10");
+    await eventually(() => row.getByRole("meter", { name: "Active series of team-metrics" }).getAttribute("aria-valuetext"), (v) => expect(v).toBe("2 of 10"));
     await row.getByRole("button", { name: "team-metrics", exact: true }).click();
     await page.getByRole("heading", { name: "team-metrics — Team Metrics" }).waitFor();
     await shot(page, "05-metrics-tenants");
-  });
+  }, 60_000);
 
   it("log tenants: lists the tenant that pushed and shows its lines for a LogQL query", async () => {
     await page.getByRole("link", { name: "Log tenants" }).click();
     const row = page.getByRole("row").filter({ hasText: "team-logs" });
-    await expect.poll(() => row.count()).toBe(1);
+    await eventually(() => row.count(), (v) => expect(v).toBe(1));
     await row.getByRole("button", { name: "Query logs of team-logs" }).click();
     await page.getByLabel("LogQL query").fill('{job="web"}');
     await page.getByRole("button", { name: "Run query" }).click();
     const lines = page.getByRole("list", { name: "Log lines, newest first" });
-    await expect.poll(() => lines.textContent()).toContain("GET /missing 404");
+    await eventually(() => lines.textContent(), (v) => expect(v).toContain("GET /missing 404"));
     await shot(page, "06-log-tenants");
-  });
+  }, 60_000);
 
   it("service accounts: creates one, creates a token whose key is shown exactly once", async () => {
     await page.getByRole("link", { name: "Service accounts" }).click();
@@ -148,9 +149,9 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await dialog.getByLabel("Token name").fill("deploy");
     await dialog.getByRole("button", { name: /Add token|Create token/ }).click();
     const key = dialog.locator(".key-reveal code");
-    await expect.poll(() => key.textContent()).toMatch(/^\w+_\w{32}_[0-9a-f]{8}$/);
+    await eventually(() => key.textContent(), (v) => expect(v).toMatch(/^\w+_\w{32}_[0-9a-f]{8}$/));
     const shown = (await key.textContent())!;
-    await expect.poll(() => dialog.getByRole("alert").filter({ hasText: "will not be shown again" }).count()).toBe(1);
+    await eventually(() => dialog.getByRole("alert").filter({ hasText: "will not be shown again" }).count(), (v) => expect(v).toBe(1));
     await shot(page, "07-token-shown-once");
     // the key works, and is nowhere once the dialog is closed
     const res = await fetch(`${base}/api/search`, { headers: { Authorization: `Bearer ${shown}` } });
@@ -161,7 +162,7 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await page.getByRole("dialog").getByText("deploy").first().waitFor();
     expect(await page.content()).not.toContain(shown);
     await page.keyboard.press("Escape");
-  });
+  }, 60_000);
 
   it("data sources: creates a loki data source for the bundled log store and Save & test succeeds", async () => {
     await page.getByRole("link", { name: "Data sources" }).click();
@@ -170,15 +171,15 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await dialog.getByLabel("Name").fill("Bundled logs");
     await dialog.getByLabel("Tenant").fill("team-logs");
     await dialog.getByRole("button", { name: "Save & test" }).click();
-    await expect.poll(() => dialog.locator(".alert.ok").textContent(), { timeout: 20_000 }).toMatch(/\S/);
+    await eventually(() => dialog.locator(".alert.ok").textContent(), (v) => expect(v).toMatch(/\S/), 20_000);
     await shot(page, "08-datasource-tested");
     await page.keyboard.press("Escape");
-    await expect.poll(() => page.getByRole("row").filter({ hasText: "Bundled logs" }).count()).toBe(1);
-  });
+    await eventually(() => page.getByRole("row").filter({ hasText: "Bundled logs" }).count(), (v) => expect(v).toBe(1));
+  }, 60_000);
 
   it("users and teams, and a narrow window", async () => {
     await page.getByRole("link", { name: "Users and teams" }).click();
-    await expect.poll(() => page.getByRole("row").filter({ hasText: "admin" }).count()).toBeGreaterThan(0);
+    await eventually(() => page.getByRole("row").filter({ hasText: "admin" }).count(), (v) => expect(v).toBeGreaterThan(0));
     await shot(page, "09-users");
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole("button", { name: "Menu" }).click();
@@ -186,7 +187,7 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     await shot(page, "10-overview-narrow");
     await page.setViewportSize({ width: 1280, height: 800 });
-  });
+  }, 60_000);
 
   it("the keyboard reaches the sign-out button; signing out returns to the sign-in form", async () => {
     await page.goto(`${base}/users`);
@@ -202,5 +203,5 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     // the session is over for the API too
     await shot(page, "11-signed-out");
     expect(pageErrors).toEqual([]);
-  });
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 // Data sources of the current organization: GET /api/datasources, with the
 // create/edit form (datasources-form.tsx) for the two built-in types.
 import { useState } from "preact/hooks";
+import { DataTable } from "../components/data-table.tsx";
 import { Badge, Button, Empty, Loaded, PageHeader } from "../components/ui.tsx";
 import { api } from "../lib/api.ts";
 import { useLoad } from "../lib/hooks.ts";
@@ -33,37 +34,25 @@ export function DataSourcesPage() {
           list.length === 0 ? (
             <Empty>No data sources yet. Add one for the bundled log store and one for the metrics store.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table class="data">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">URL</th>
-                    <th scope="col"><span class="sr-only">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((d) => (
-                    <tr key={d.uid}>
-                      <td>
-                        {d.name} {d.isDefault && <Badge tone="ok">default</Badge>} {d.readOnly && <Badge tone="neutral">read-only</Badge>}
-                      </td>
-                      <td>
-                        {d.type}
-                        {d.typeName && d.typeName !== d.type && <span class="muted"> ({d.typeName})</span>}
-                      </td>
-                      <td>
-                        <code>{d.url || "–"}</code>
-                      </td>
-                      <td class="row-actions">
-                        <Button onClick={() => setEditing(d.uid)}>Edit</Button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption="Data sources" columns={["Name", "Type", "URL", ""]}>
+              {list.map((d) => (
+                <tr key={d.uid}>
+                  <td>
+                    {d.name} {d.isDefault && <Badge tone="ok">default</Badge>} {d.readOnly && <Badge tone="neutral">read-only</Badge>}
+                  </td>
+                  <td>
+                    {d.type}
+                    {d.typeName && d.typeName !== d.type && <span class="muted"> ({d.typeName})</span>}
+                  </td>
+                  <td>
+                    <code>{d.url || "–"}</code>
+                  </td>
+                  <td class="row-actions">
+                    <Button onClick={() => setEditing(d.uid)}>Edit</Button>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )
         }
       </Loaded>

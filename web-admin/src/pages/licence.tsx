@@ -6,6 +6,8 @@
 // with a password; a 403 shows the server's reason.
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import { DataTable } from "../components/data-table.tsx";
+import { ActionForm } from "../components/form-dialog.tsx";
 import { Badge, Button, Confirm, ErrorNote, Field, Loaded, PageHeader, TextField } from "../components/ui.tsx";
 import { api } from "../lib/api.ts";
 import { dateTime } from "../lib/format.ts";
@@ -76,19 +78,14 @@ function show(key: string, value: unknown): ComponentChildren {
 function LicenceFields(props: { licence: Record<string, unknown>; caption: string }) {
   const keys = Object.keys(props.licence).sort((a, b) => rank(a) - rank(b));
   return (
-    <div class="table-wrap">
-      <table class="data">
-        <caption class="sr-only">{props.caption}</caption>
-        <tbody>
-          {keys.map((k) => (
-            <tr key={k}>
-              <th scope="row">{LABELS[k] ?? k}</th>
-              <td>{show(k, props.licence[k])}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption={props.caption}>
+      {keys.map((k) => (
+        <tr key={k}>
+          <th scope="row">{LABELS[k] ?? k}</th>
+          <td>{show(k, props.licence[k])}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -171,16 +168,13 @@ export function LicencePage() {
         )}
       </div>
 
-      <form
-        class="card form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          start();
-          void install.run();
-        }}
+      <ActionForm
+        class="card"
+        action={{ ...install, run: () => { start(); return install.run(); } }}
+        submitLabel="Install licence"
+        head={<h2>Upload a licence token</h2>}
+        what="Installing a licence"
       >
-        <h2>Upload a licence token</h2>
-        <ErrorNote error={install.error} what="Installing a licence" />
         <Field label="Licence token" hint="Paste the licence token (a JWT) issued for this instance. It replaces the installed one." wide>
           {(id) => (
             <textarea
@@ -195,10 +189,7 @@ export function LicencePage() {
             />
           )}
         </Field>
-        <div class="form-actions">
-          <Button kind="primary" type="submit" pending={install.pending}>Install licence</Button>
-        </div>
-      </form>
+      </ActionForm>
 
       {removing && (
         <Confirm

@@ -2,6 +2,7 @@
 // /distributor/all_user_stats), and a LogQL box showing a tenant's recent
 // lines through the store's own query API.
 import { useState } from "preact/hooks";
+import { DataTable, type Column } from "../components/data-table.tsx";
 import { Button, Empty, Loaded, PageHeader } from "../components/ui.tsx";
 import * as fmt from "../lib/format.ts";
 import { useLoad } from "../lib/hooks.ts";
@@ -17,6 +18,9 @@ export interface LogTenantStats {
   linesReceived: number;
   lastEntry: string | null;
 }
+
+const num = (label: string): Column => ({ label, class: "num" });
+const COLUMNS = ["Tenant", num("Streams"), num("Lines"), num("Volume"), num("Ingestion"), "Last entry", ""];
 
 export function LogTenantsPage() {
   const topo = useLoad(topology);
@@ -50,37 +54,21 @@ function Tenants({ store }: { store: Listener }) {
           list.length === 0 ? (
             <Empty>No logs yet. Push to <code>{store.url}/svc/api/v1/push</code> with an <code>X-Scope-OrgID</code> header and the tenant appears here.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table class="data">
-                <caption class="sr-only">Log tenants</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Tenant</th>
-                    <th scope="col" class="num">Streams</th>
-                    <th scope="col" class="num">Lines</th>
-                    <th scope="col" class="num">Volume</th>
-                    <th scope="col" class="num">Ingestion</th>
-                    <th scope="col">Last entry</th>
-                    <th scope="col"><span class="sr-only">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((s) => (
-                    <tr aria-selected={s.userID === selected}>
-                      <th scope="row">{s.userID}</th>
-                      <td class="num">{fmt.number(s.numStreams)}</td>
-                      <td class="num">{fmt.number(s.linesReceived)}</td>
-                      <td class="num">{fmt.bytes(s.bytesReceived)}</td>
-                      <td class="num">{fmt.bytes(s.ingestionRate)}/s</td>
-                      <td title={s.lastEntry ?? ""}>{fmt.ago(s.lastEntry)}</td>
-                      <td class="row-actions">
-                        <Button onClick={() => setSelected(s.userID)} aria-label={`Query logs of ${s.userID}`}>Query</Button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption="Log tenants" columns={COLUMNS}>
+              {list.map((s) => (
+                <tr aria-selected={s.userID === selected}>
+                  <th scope="row">{s.userID}</th>
+                  <td class="num">{fmt.number(s.numStreams)}</td>
+                  <td class="num">{fmt.number(s.linesReceived)}</td>
+                  <td class="num">{fmt.bytes(s.bytesReceived)}</td>
+                  <td class="num">{fmt.bytes(s.ingestionRate)}/s</td>
+                  <td title={s.lastEntry ?? ""}>{fmt.ago(s.lastEntry)}</td>
+                  <td class="row-actions">
+                    <Button onClick={() => setSelected(s.userID)} aria-label={`Query logs of ${s.userID}`}>Query</Button>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )
         }
       </Loaded>

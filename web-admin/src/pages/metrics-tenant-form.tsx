@@ -3,7 +3,8 @@
 // the placeholder); without "own limits" the tenant has none (runtime
 // configuration or global defaults apply).
 import { useState } from "preact/hooks";
-import { Button, Dialog, ErrorNote, SelectField, TextField } from "../components/ui.tsx";
+import { FormDialog } from "../components/form-dialog.tsx";
+import { SelectField, TextField } from "../components/ui.tsx";
 import { useAction } from "../lib/hooks.ts";
 import { LIMIT_LABELS, LIMIT_NAMES, type Limits, type Tenant } from "../lib/metrics-tenants.ts";
 import { adminRequest, type Listener } from "../lib/stores.ts";
@@ -37,53 +38,40 @@ export function TenantForm(props: { store: Listener; tenant?: Tenant; defaults: 
     props.onClose();
   });
   return (
-    <Dialog title={t ? `Edit tenant ${t.name}` : "New metrics tenant"} onClose={props.onClose} wide>
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
-        <div class="form-grid">
-          {!t && <TextField label="Tenant name" name="name" value={name} onInput={setName} required autoFocus hint="The X-Scope-OrgID clients send." />}
-          <TextField label="Display name" name="display_name" value={displayName} onInput={setDisplayName} />
-          <SelectField label="Status" name="status" value={status} onChange={setStatus} options={[["active", "active"], ["inactive", "inactive (writes and queries refused)"]]} />
-          <TextField label="Cluster" name="cluster" value={cluster} onInput={setCluster} />
-        </div>
-        <fieldset class="limits">
-          <legend>Limits</legend>
-          <label class="check">
-            <input type="checkbox" name="own_limits" checked={own} onChange={(e) => setOwn((e.target as HTMLInputElement).checked)} /> Set limits for this tenant
-            through the admin API
-          </label>
-          <p class="hint">
-            {own
-              ? "Empty fields take the global default shown in grey. 0 turns a limit off."
-              : "Without its own limits the tenant uses the runtime configuration file, or else the global defaults."}
-          </p>
-          {own && (
-            <div class="form-grid">
-              {LIMIT_NAMES.map((n) => (
-                <TextField
-                  label={LIMIT_LABELS[n]}
-                  name={n}
-                  type="number"
-                  value={limits[n]!}
-                  placeholder={props.defaults[n] !== undefined ? String(props.defaults[n]) : "global default"}
-                  onInput={(v) => setLimits({ ...limits, [n]: v })}
-                  hint={<code>{n}</code>}
-                />
-              ))}
-            </div>
-          )}
-        </fieldset>
-        <ErrorNote error={save.error} />
-        <div class="form-actions">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button kind="primary" type="submit" pending={save.pending}>{t ? "Save tenant" : "Create tenant"}</Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title={t ? `Edit tenant ${t.name}` : "New metrics tenant"} onClose={props.onClose} wide action={save} submitLabel={t ? "Save tenant" : "Create tenant"} errorBelow>
+      <div class="form-grid">
+        {!t && <TextField label="Tenant name" name="name" value={name} onInput={setName} required autoFocus hint="The X-Scope-OrgID clients send." />}
+        <TextField label="Display name" name="display_name" value={displayName} onInput={setDisplayName} />
+        <SelectField label="Status" name="status" value={status} onChange={setStatus} options={[["active", "active"], ["inactive", "inactive (writes and queries refused)"]]} />
+        <TextField label="Cluster" name="cluster" value={cluster} onInput={setCluster} />
+      </div>
+      <fieldset class="limits">
+        <legend>Limits</legend>
+        <label class="check">
+          <input type="checkbox" name="own_limits" checked={own} onChange={(e) => setOwn((e.target as HTMLInputElement).checked)} /> Set limits for this tenant
+          through the admin API
+        </label>
+        <p class="hint">
+          {own
+            ? "Empty fields take the global default shown in grey. 0 turns a limit off."
+            : "Without its own limits the tenant uses the runtime configuration file, or else the global defaults."}
+        </p>
+        {own && (
+          <div class="form-grid">
+            {LIMIT_NAMES.map((n) => (
+              <TextField
+                label={LIMIT_LABELS[n]}
+                name={n}
+                type="number"
+                value={limits[n]!}
+                placeholder={props.defaults[n] !== undefined ? String(props.defaults[n]) : "global default"}
+                onInput={(v) => setLimits({ ...limits, [n]: v })}
+                hint={<code>{n}</code>}
+              />
+            ))}
+          </div>
+        )}
+      </fieldset>
+    </FormDialog>
   );
 }

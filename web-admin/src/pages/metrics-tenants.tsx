@@ -3,6 +3,8 @@
 // session (sessionStorage), never sent anywhere but the metrics store.
 import { useState } from "preact/hooks";
 import { Bars, Meter } from "../components/charts.tsx";
+import { DataTable, type Column } from "../components/data-table.tsx";
+import { ActionForm } from "../components/form-dialog.tsx";
 import { Badge, Button, Empty, ErrorNote, Loaded, PageHeader, TextField } from "../components/ui.tsx";
 import { ApiFailure } from "../lib/api.ts";
 import * as fmt from "../lib/format.ts";
@@ -10,6 +12,9 @@ import { useAction, useLoad, usePoll } from "../lib/hooks.ts";
 import { defaultsOf, limitOf, loadTenants, type TenantsData, type TenantView } from "../lib/metrics-tenants.ts";
 import { adminRequest, adminToken, topology, type Topology } from "../lib/stores.ts";
 import { TenantForm } from "./metrics-tenant-form.tsx";
+
+const meter = (label: string): Column => ({ label, class: "meter-col" });
+const COLUMNS = ["Tenant", "Status", "Cluster", meter("Active series"), meter("Ingestion rate"), "Limits from", ""];
 
 export function MetricsTenantsPage() {
   const topo = useLoad(topology);
@@ -49,18 +54,22 @@ function TokenForm(props: { topo: Topology; onAccepted: () => void }) {
     props.onAccepted();
   });
   return (
-    <form class="card form narrow" onSubmit={(e) => { e.preventDefault(); void check.run(); }}>
-      <h2>Admin API token</h2>
-      <p>
-        The tenant admin API of the metrics store (<code>{props.topo.metrics.url}</code>) needs its admin token (<code>metrics.admin_token</code>, printed
-        at first start). It is kept in this browser tab only and forgotten when the tab closes.
-      </p>
-      <ErrorNote error={check.error} />
+    <ActionForm
+      class="card narrow"
+      action={check}
+      submitLabel="Use token"
+      head={
+        <>
+          <h2>Admin API token</h2>
+          <p>
+            The tenant admin API of the metrics store (<code>{props.topo.metrics.url}</code>) needs its admin token (<code>metrics.admin_token</code>,
+            printed at first start). It is kept in this browser tab only and forgotten when the tab closes.
+          </p>
+        </>
+      }
+    >
       <TextField label="Admin API token" name="admin_token" type="password" value={token} onInput={setToken} required autoComplete="off" autoFocus />
-      <div class="form-actions">
-        <Button kind="primary" type="submit" pending={check.pending}>Use token</Button>
-      </div>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -90,40 +99,24 @@ function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
       {!data && !error && <p class="loading" role="status">Loading tenants…</p>}
       {data && data.views.length === 0 && <Empty>No tenants yet. Create one to give it limits; tenants that only push data appear in the log and query APIs without being listed here.</Empty>}
       {data && data.views.length > 0 && (
-        <div class="table-wrap">
-          <table class="data">
-            <caption class="sr-only">Metrics tenants</caption>
-            <thead>
-              <tr>
-                <th scope="col">Tenant</th>
-                <th scope="col">Status</th>
-                <th scope="col">Cluster</th>
-                <th scope="col" class="meter-col">Active series</th>
-                <th scope="col" class="meter-col">Ingestion rate</th>
-                <th scope="col">Limits from</th>
-                <th scope="col"><span class="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.views.map((v) => (
-                <tr aria-selected={v.name === selected}>
-                  <th scope="row">
-                    <button type="button" class="link" onClick={() => setSelected(v.name === selected ? undefined : v.name)} aria-expanded={v.name === selected}>
-                      {v.name}
-                    </button>
-                    {v.display_name && <div class="muted small">{v.display_name}</div>}
-                  </th>
-                  <td><Badge tone={v.status === "active" ? "ok" : "warn"}>{v.status}</Badge></td>
-                  <td>{v.cluster}</td>
-                  <td><Meter label={`Active series of ${v.name}`} value={v.stats?.numSeries} limit={limitOf(v, "max_global_series_per_user", data.defaults)} /></td>
-                  <td><Meter label={`Ingestion rate of ${v.name}`} value={v.stats?.ingestionRate} limit={limitOf(v, "ingestion_rate", data.defaults)} unit="/s" /></td>
-                  <td>{v.source}</td>
-                  <td class="row-actions"><Button onClick={() => setEditing(v)} aria-label={`Edit ${v.name}`}>Edit</Button></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Metrics tenants" columns={COLUMNS}>
+          {data.views.map((v) => (
+            <tr aria-selected={v.name === selected}>
+              <th scope="row">
+                <button type="button" class="link" onClick={() => setSelected(v.name === selected ? undefined : v.name)} aria-expanded={v.name === selected}>
+                  {v.name}
+                </button>
+                {v.display_name && <div class="muted small">{v.display_name}</div>}
+              </th>
+              <td><Badge tone={v.status === "active" ? "ok" : "warn"}>{v.status}</Badge></td>
+              <td>{v.cluster}</td>
+              <td><Meter label={`Active series of ${v.name}`} value={v.stats?.numSeries} limit={limitOf(v, "max_global_series_per_user", data.defaults)} /></td>
+              <td><Meter label={`Ingestion rate of ${v.name}`} value={v.stats?.ingestionRate} limit={limitOf(v, "ingestion_rate", data.defaults)} unit="/s" /></td>
+              <td>{v.source}</td>
+              <td class="row-actions"><Button onClick={() => setEditing(v)} aria-label={`Edit ${v.name}`}>Edit</Button></td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {data && current && <TenantDetail v={current} data={data} />}
       {editing && (

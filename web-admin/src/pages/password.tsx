@@ -1,6 +1,7 @@
 // Change the signed-in user's password: PUT /api/user/password.
 import { useState } from "preact/hooks";
-import { Button, ErrorNote, PageHeader, TextField } from "../components/ui.tsx";
+import { ActionForm } from "../components/form-dialog.tsx";
+import { PageHeader, TextField } from "../components/ui.tsx";
 import { api } from "../lib/api.ts";
 import { useAction } from "../lib/hooks.ts";
 import { useSession } from "../lib/session.ts";
@@ -12,6 +13,7 @@ export function PasswordPage() {
   const [confirm, setConfirm] = useState("");
   const [done, setDone] = useState(false);
   const change = useAction(async () => {
+    setDone(false);
     if (newPassword !== confirm) throw new Error("the new password and its confirmation differ");
     await api("/api/user/password", { method: "PUT", body: { oldPassword, newPassword } });
     setOld("");
@@ -22,27 +24,16 @@ export function PasswordPage() {
   });
   return (
     <section class="narrow">
-      <PageHeader title="Change password" description={`For ${session.user.login}. Other sessions of this user stay signed in.`} />
+      <PageHeader title="Change password" description={`For ${session.user.login}. This session stays signed in; the user's other sessions end.`} />
       {session.settings.outpost?.adminPasswordIsDefault && (
         <p class="alert warn">The <code>admin</code> user still has the default password <code>admin</code>. Choose a new one.</p>
       )}
       {done && <p class="alert ok" role="status">Password changed.</p>}
-      <form
-        class="card form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setDone(false);
-          void change.run();
-        }}
-      >
-        <ErrorNote error={change.error} />
+      <ActionForm class="card" action={change} submitLabel="Change password">
         <TextField label="Current password" type="password" value={oldPassword} onInput={setOld} autoComplete="current-password" required name="oldPassword" />
         <TextField label="New password" type="password" value={newPassword} onInput={setNew} autoComplete="new-password" required name="newPassword" hint="At least 4 characters." />
         <TextField label="Confirm new password" type="password" value={confirm} onInput={setConfirm} autoComplete="new-password" required name="confirmPassword" />
-        <div class="form-actions">
-          <Button kind="primary" type="submit" pending={change.pending}>Change password</Button>
-        </div>
-      </form>
+      </ActionForm>
     </section>
   );
 }

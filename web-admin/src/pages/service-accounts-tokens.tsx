@@ -2,7 +2,9 @@
 // and DELETE .../tokens/:tokenId. A new token's key is shown once, in this
 // dialog's state only: adding another token or closing the dialog drops it.
 import { useState } from "preact/hooks";
-import { Badge, Button, Confirm, CopyButton, Dialog, Empty, ErrorNote, Loaded, SelectField, TextField } from "../components/ui.tsx";
+import { DataTable } from "../components/data-table.tsx";
+import { ActionForm } from "../components/form-dialog.tsx";
+import { Badge, Button, Confirm, CopyButton, Dialog, Empty, Loaded, SelectField, TextField } from "../components/ui.tsx";
 import { api } from "../lib/api.ts";
 import { ago, dateTime } from "../lib/format.ts";
 import { useAction, useLoad } from "../lib/hooks.ts";
@@ -70,56 +72,33 @@ export function TokensDialog(props: { account: ServiceAccount; onClose: () => vo
               tokens.length === 0 ? (
                 <Empty>No tokens yet.</Empty>
               ) : (
-                <div class="table-wrap">
-                  <table class="data">
-                    <thead>
-                      <tr>
-                        <th scope="col">Name</th>
-                        <th scope="col">Created</th>
-                        <th scope="col">Expires</th>
-                        <th scope="col">Last used</th>
-                        <th scope="col"><span class="sr-only">Actions</span></th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {tokens.map((t) => (
-                        <tr key={t.id}>
-                          <td>{t.name}</td>
-                          <td>{dateTime(t.created)}</td>
-                          <td>
-                            {t.expiration === null ? "never" : dateTime(t.expiration)}{" "}
-                            {t.hasExpired ? <Badge tone="bad">expired</Badge> : t.secondsUntilExpiration ? <Badge tone="warn">expires soon</Badge> : null}
-                            {t.isRevoked && <Badge tone="bad">revoked</Badge>}
-                          </td>
-                          <td>{t.lastUsedAt ? ago(t.lastUsedAt) : "never"}</td>
-                          <td class="row-actions">
-                            <Button kind="danger" onClick={() => setRemoving(t)}>Delete</Button>
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <DataTable caption="Tokens" columns={["Name", "Created", "Expires", "Last used", ""]}>
+                  {tokens.map((t) => (
+                    <tr key={t.id}>
+                      <td>{t.name}</td>
+                      <td>{dateTime(t.created)}</td>
+                      <td>
+                        {t.expiration === null ? "never" : dateTime(t.expiration)}{" "}
+                        {t.hasExpired ? <Badge tone="bad">expired</Badge> : t.secondsUntilExpiration ? <Badge tone="warn">expires soon</Badge> : null}
+                        {t.isRevoked && <Badge tone="bad">revoked</Badge>}
+                      </td>
+                      <td>{t.lastUsedAt ? ago(t.lastUsedAt) : "never"}</td>
+                      <td class="row-actions">
+                        <Button kind="danger" onClick={() => setRemoving(t)}>Delete</Button>
+                      </td>
+                    </tr>
+                  ))}
+                </DataTable>
               )
             }
           </Loaded>
           <h3>Add a token</h3>
-          <form
-            class="form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void add.run();
-            }}
-          >
-            <ErrorNote error={add.error} />
+          <ActionForm action={add} submitLabel="Add token">
             <div class="form-grid">
               <TextField label="Token name" name="name" value={name} onInput={setName} required autoComplete="off" />
               <SelectField label="Expiry" name="secondsToLive" value={ttl} onChange={setTtl} options={EXPIRY} />
             </div>
-            <div class="form-actions">
-              <Button kind="primary" type="submit" pending={add.pending}>Add token</Button>
-            </div>
-          </form>
+          </ActionForm>
         </div>
       </Dialog>
       {removing && (

@@ -1,8 +1,11 @@
 // Service accounts of the current organization: GET /api/serviceaccounts/search
 // (search and paging), create, change role, disable/enable and delete them;
 // their tokens are in service-accounts-tokens.tsx.
-import { useEffect, useId, useState } from "preact/hooks";
-import { Badge, Button, Confirm, Dialog, Empty, ErrorNote, Loaded, PageHeader, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
+import { useEffect, useState } from "preact/hooks";
+import { DataTable } from "../components/data-table.tsx";
+import { FormDialog } from "../components/form-dialog.tsx";
+import { RoleSelect } from "../components/role-select.tsx";
+import { Badge, Button, Confirm, Empty, ErrorNote, Loaded, PageHeader, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
 import { api, query } from "../lib/api.ts";
 import { useAction, useLoad } from "../lib/hooks.ts";
 import { TokensDialog } from "./service-accounts-tokens.tsx";
@@ -82,42 +85,34 @@ export function ServiceAccountsPage() {
             <Empty>{term ? `No service account matches “${term}”.` : "No service accounts yet."}</Empty>
           ) : (
             <>
-              <div class="table-wrap">
-                <table class="data">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Login</th>
-                      <th scope="col">Role</th>
-                      <th scope="col" class="num">Tokens</th>
-                      <th scope="col">Status</th>
-                      <th scope="col"><span class="sr-only">Actions</span></th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.serviceAccounts.map((sa) => (
-                      <tr key={sa.id}>
-                        <td>{sa.name}</td>
-                        <td class="muted">{sa.login}</td>
-                        <td>
-                          <RoleSelect sa={sa} disabled={change.pending || !may(sa, "write")} onChange={(role) => void change.run(sa, { role })} />
-                        </td>
-                        <td class="num">{sa.tokens}</td>
-                        <td>{sa.isDisabled ? <Badge tone="bad">disabled</Badge> : <Badge tone="ok">enabled</Badge>}</td>
-                        <td class="row-actions">
-                          <Button onClick={() => setOpen({ kind: "tokens", sa })}>Tokens</Button>
-                          {sa.isDisabled ? (
-                            <Button disabled={change.pending || !may(sa, "write")} onClick={() => void change.run(sa, { isDisabled: false })}>Enable</Button>
-                          ) : (
-                            <Button disabled={!may(sa, "write")} onClick={() => setOpen({ kind: "disable", sa })}>Disable</Button>
-                          )}
-                          <Button kind="danger" disabled={!may(sa, "delete")} onClick={() => setOpen({ kind: "delete", sa })}>Delete</Button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable caption="Service accounts" columns={["Name", "Login", "Role", { label: "Tokens", class: "num" }, "Status", ""]}>
+                {data.serviceAccounts.map((sa) => (
+                  <tr key={sa.id}>
+                    <td>{sa.name}</td>
+                    <td class="muted">{sa.login}</td>
+                    <td>
+                      <RoleSelect
+                        label={`Role of ${sa.name}`}
+                        value={sa.role}
+                        roles={ROLES}
+                        disabled={change.pending || !may(sa, "write")}
+                        onChange={(role) => void change.run(sa, { role })}
+                      />
+                    </td>
+                    <td class="num">{sa.tokens}</td>
+                    <td>{sa.isDisabled ? <Badge tone="bad">disabled</Badge> : <Badge tone="ok">enabled</Badge>}</td>
+                    <td class="row-actions">
+                      <Button onClick={() => setOpen({ kind: "tokens", sa })}>Tokens</Button>
+                      {sa.isDisabled ? (
+                        <Button disabled={change.pending || !may(sa, "write")} onClick={() => void change.run(sa, { isDisabled: false })}>Enable</Button>
+                      ) : (
+                        <Button disabled={!may(sa, "write")} onClick={() => setOpen({ kind: "disable", sa })}>Disable</Button>
+                      )}
+                      <Button kind="danger" disabled={!may(sa, "delete")} onClick={() => setOpen({ kind: "delete", sa })}>Delete</Button>
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
               <Pager page={page} perPage={PER_PAGE} total={data.totalCount} onPage={setPage} />
             </>
           )
@@ -165,20 +160,6 @@ export function ServiceAccountsPage() {
   );
 }
 
-function RoleSelect(props: { sa: ServiceAccount; disabled: boolean; onChange: (role: string) => void }) {
-  const id = useId();
-  const { sa } = props;
-  const options = (ROLES as readonly string[]).includes(sa.role) ? ROLES : [sa.role, ...ROLES];
-  return (
-    <>
-      <label for={id} class="sr-only">Role of {sa.name}</label>
-      <select id={id} name="role" value={sa.role} disabled={props.disabled} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
-        {options.map((r) => <option value={r}>{r}</option>)}
-      </select>
-    </>
-  );
-}
-
 function CreateDialog(props: { onClose: () => void; onCreated: (sa: ServiceAccount) => void }) {
   const [name, setName] = useState("");
   const [role, setRole] = useState("Viewer");
@@ -187,22 +168,9 @@ function CreateDialog(props: { onClose: () => void; onCreated: (sa: ServiceAccou
     props.onCreated(sa);
   });
   return (
-    <Dialog title="New service account" onClose={props.onClose}>
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
-        <ErrorNote error={create.error} />
-        <TextField label="Name" name="name" value={name} onInput={setName} required autoFocus autoComplete="off" />
-        <SelectField label="Role" name="role" value={role} onChange={setRole} options={ROLES} hint="The organization role its tokens act with." />
-        <div class="form-actions">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button kind="primary" type="submit" pending={create.pending}>Create</Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="New service account" onClose={props.onClose} action={create} submitLabel="Create">
+      <TextField label="Name" name="name" value={name} onInput={setName} required autoFocus autoComplete="off" />
+      <SelectField label="Role" name="role" value={role} onChange={setRole} options={ROLES} hint="The organization role its tokens act with." />
+    </FormDialog>
   );
 }

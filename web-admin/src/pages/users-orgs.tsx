@@ -2,7 +2,9 @@
 // (GET /api/orgs, "New organization" → POST /api/orgs), else the user's own
 // (from the session); "Switch" → POST /api/user/using/:orgId.
 import { useState } from "preact/hooks";
-import { Badge, Button, Dialog, Empty, ErrorNote, Loaded, TextField } from "../components/ui.tsx";
+import { DataTable } from "../components/data-table.tsx";
+import { FormDialog } from "../components/form-dialog.tsx";
+import { Badge, Button, Empty, ErrorNote, Loaded, TextField } from "../components/ui.tsx";
 import { api } from "../lib/api.ts";
 import { useAction, useLoad, type Load } from "../lib/hooks.ts";
 import { useSession } from "../lib/session.ts";
@@ -29,38 +31,26 @@ export function OrgsTab() {
   const mine = new Map(session.orgs.map((o) => [o.orgId, o]));
 
   const table = (rows: { id: number; name: string }[]) => (
-    <div class="table-wrap">
-      <table class="data">
-        <thead>
-          <tr>
-            <th scope="col" class="num">ID</th>
-            <th scope="col">Name</th>
-            <th scope="col">Your role</th>
-            <th scope="col"><span class="sr-only">Actions</span></th>
+    <DataTable caption="Organizations" columns={[{ label: "ID", class: "num" }, "Name", "Your role", ""]}>
+      {rows.map((o) => {
+        const membership = mine.get(o.id);
+        const isCurrent = o.id === session.user.orgId;
+        return (
+          <tr key={o.id}>
+            <td class="num">{o.id}</td>
+            <td>
+              {o.name} {isCurrent && <Badge tone="ok">current</Badge>}
+            </td>
+            <td>{membership ? membership.role : <span class="muted">not a member</span>}</td>
+            <td class="row-actions">
+              {membership && !isCurrent && (
+                <Button title={`Switch to ${o.name}`} pending={switching === o.id} onClick={() => onSwitch(o.id)}>Switch</Button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((o) => {
-            const membership = mine.get(o.id);
-            const isCurrent = o.id === session.user.orgId;
-            return (
-              <tr key={o.id}>
-                <td class="num">{o.id}</td>
-                <td>
-                  {o.name} {isCurrent && <Badge tone="ok">current</Badge>}
-                </td>
-                <td>{membership ? membership.role : <span class="muted">not a member</span>}</td>
-                <td class="row-actions">
-                  {membership && !isCurrent && (
-                    <Button title={`Switch to ${o.name}`} pending={switching === o.id} onClick={() => onSwitch(o.id)}>Switch</Button>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </DataTable>
   );
 
   return (
@@ -106,23 +96,8 @@ function NewOrgDialog(props: { onClose: () => void; onCreated: (name: string) =>
     await props.onCreated(name.trim());
   });
   return (
-    <Dialog title="New organization" onClose={props.onClose}>
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
-        <div class="dialog-body">
-          <ErrorNote error={create.error} />
-          <TextField label="Name" name="name" value={name} onInput={setName} required autoFocus hint="You become the administrator (Admin role) of the new organization." />
-        </div>
-        <div class="dialog-foot">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button kind="primary" type="submit" pending={create.pending}>Create organization</Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="New organization" onClose={props.onClose} action={create} submitLabel="Create organization">
+      <TextField label="Name" name="name" value={name} onInput={setName} required autoFocus hint="You become the administrator (Admin role) of the new organization." />
+    </FormDialog>
   );
 }

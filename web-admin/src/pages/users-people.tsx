@@ -3,8 +3,11 @@
 // (GET /api/org/users); the role in the current organization, changed by
 // organization admins (PATCH /api/orgs/:orgId/users/:userId); "New user"
 // (POST /api/admin/users, into the current organization).
-import { useEffect, useId, useState } from "preact/hooks";
-import { Badge, Button, Dialog, Empty, ErrorNote, Loaded, Pager, SearchBox, TextField } from "../components/ui.tsx";
+import { useEffect, useState } from "preact/hooks";
+import { DataTable } from "../components/data-table.tsx";
+import { FormDialog } from "../components/form-dialog.tsx";
+import { RoleSelect } from "../components/role-select.tsx";
+import { Badge, Button, Empty, ErrorNote, Loaded, Pager, SearchBox, TextField } from "../components/ui.tsx";
 import { api, query } from "../lib/api.ts";
 import { useAction, useLoad, type Load } from "../lib/hooks.ts";
 import { useSession } from "../lib/session.ts";
@@ -117,59 +120,30 @@ function UserTable(props: { rows: Row[]; roles: Roles; empty: string }) {
   const session = useSession();
   if (props.rows.length === 0) return <Empty>{props.empty}</Empty>;
   return (
-    <div class="table-wrap">
-      <table class="data">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Login</th>
-            <th scope="col">Email</th>
-            <th scope="col">Role in {currentOrgName(session)}</th>
-            <th scope="col">Last seen</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((u) => (
-            <tr key={u.id}>
-              <td>
-                {u.name || <span class="muted">–</span>} {u.isAdmin && <Badge tone="warn">server admin</Badge>}{" "}
-                {u.isDisabled && <Badge tone="bad">disabled</Badge>}
-              </td>
-              <td>{u.login}</td>
-              <td>{u.email}</td>
-              <td><RoleCell user={u} roles={props.roles} /></td>
-              <td><LastSeen at={u.lastSeenAt} /></td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Users" columns={["Name", "Login", "Email", `Role in ${currentOrgName(session)}`, "Last seen"]}>
+      {props.rows.map((u) => (
+        <tr key={u.id}>
+          <td>
+            {u.name || <span class="muted">–</span>} {u.isAdmin && <Badge tone="warn">server admin</Badge>}{" "}
+            {u.isDisabled && <Badge tone="bad">disabled</Badge>}
+          </td>
+          <td>{u.login}</td>
+          <td>{u.email}</td>
+          <td><RoleCell user={u} roles={props.roles} /></td>
+          <td><LastSeen at={u.lastSeenAt} /></td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
 function RoleCell(props: { user: Row; roles: Roles }) {
-  const id = useId();
   const { members, editable, busy, onChange } = props.roles;
   if (!members.data) return <span class="muted">{members.loading ? "…" : "–"}</span>;
   const member = members.data.find((m) => m.userId === props.user.id);
   if (!member) return <span class="muted">not a member</span>;
   if (!editable) return <>{member.role}</>;
-  return (
-    <>
-      <label for={id} class="sr-only">Role of {member.login}</label>
-      <select
-        id={id}
-        name="role"
-        value={member.role}
-        disabled={busy === member.userId}
-        aria-busy={busy === member.userId || undefined}
-        onChange={(e) => onChange(member.userId, (e.target as HTMLSelectElement).value)}
-      >
-        {(ORG_ROLES as readonly string[]).includes(member.role) ? null : <option value={member.role}>{member.role}</option>}
-        {ORG_ROLES.map((r) => <option value={r}>{r}</option>)}
-      </select>
-    </>
-  );
+  return <RoleSelect label={`Role of ${member.login}`} value={member.role} roles={ORG_ROLES} busy={busy === member.userId} onChange={(role) => onChange(member.userId, role)} />;
 }
 
 function NewUserDialog(props: { onClose: () => void; onCreated: (who: string) => void }) {
@@ -185,27 +159,12 @@ function NewUserDialog(props: { onClose: () => void; onCreated: (who: string) =>
     props.onCreated(body.login ?? body.email ?? "");
   });
   return (
-    <Dialog title="New user" onClose={props.onClose}>
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
-        <div class="dialog-body">
-          <ErrorNote error={create.error} />
-          <TextField label="Name" name="name" value={name} onInput={setName} autoFocus />
-          <TextField label="Email" name="email" type="email" value={email} onInput={setEmail} />
-          <TextField label="Login" name="login" value={login} onInput={setLogin} hint="The email is used when left empty (and the other way round)." />
-          <TextField label="Password" name="password" type="password" value={password} onInput={setPassword} autoComplete="new-password" required hint="At least 4 characters." />
-          <p class="hint">The new user joins {currentOrgName(session)} as Viewer.</p>
-        </div>
-        <div class="dialog-foot">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button kind="primary" type="submit" pending={create.pending}>Create user</Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="New user" onClose={props.onClose} action={create} submitLabel="Create user">
+      <TextField label="Name" name="name" value={name} onInput={setName} autoFocus />
+      <TextField label="Email" name="email" type="email" value={email} onInput={setEmail} />
+      <TextField label="Login" name="login" value={login} onInput={setLogin} hint="The email is used when left empty (and the other way round)." />
+      <TextField label="Password" name="password" type="password" value={password} onInput={setPassword} autoComplete="new-password" required hint="At least 4 characters." />
+      <p class="hint">The new user joins {currentOrgName(session)} as Viewer.</p>
+    </FormDialog>
   );
 }

@@ -2,7 +2,9 @@
 // "New team" (POST /api/teams) and, for the selected team, its members
 // (GET/POST/DELETE /api/teams/:id/members) and "Delete team".
 import { useEffect, useState } from "preact/hooks";
-import { Button, Confirm, Dialog, Empty, ErrorNote, Loaded, Loading, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
+import { DataTable } from "../components/data-table.tsx";
+import { ActionForm, FormDialog } from "../components/form-dialog.tsx";
+import { Button, Confirm, Empty, ErrorNote, Loaded, Loading, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
 import { api, query } from "../lib/api.ts";
 import { useAction, useLoad } from "../lib/hooks.ts";
 import { useSession } from "../lib/session.ts";
@@ -57,30 +59,19 @@ export function TeamsTab() {
               {data.teams.length === 0 ? (
                 <Empty>{q ? `No team matches “${q}”.` : `${currentOrgName(session)} has no teams yet.`}</Empty>
               ) : (
-                <div class="table-wrap">
-                  <table class="data">
-                    <thead>
-                      <tr>
-                        <th scope="col">Team</th>
-                        <th scope="col">Email</th>
-                        <th scope="col" class="num">Members</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {data.teams.map((t) => (
-                        <tr key={t.id}>
-                          <td>
-                            <button type="button" class="btn plain" aria-current={current?.id === t.id ? "true" : undefined} onClick={() => { setNotice(""); setSelected(t); }}>
-                              {t.name}
-                            </button>
-                          </td>
-                          <td>{t.email || <span class="muted">–</span>}</td>
-                          <td class="num">{t.memberCount}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <DataTable caption="Teams" columns={["Team", "Email", { label: "Members", class: "num" }]}>
+                  {data.teams.map((t) => (
+                    <tr key={t.id}>
+                      <td>
+                        <button type="button" class="btn plain" aria-current={current?.id === t.id ? "true" : undefined} onClick={() => { setNotice(""); setSelected(t); }}>
+                          {t.name}
+                        </button>
+                      </td>
+                      <td>{t.email || <span class="muted">–</span>}</td>
+                      <td class="num">{t.memberCount}</td>
+                    </tr>
+                  ))}
+                </DataTable>
               )}
               <Pager page={data.page || page} perPage={data.perPage || PER_PAGE} total={data.totalCount} onPage={setPage} />
             </div>
@@ -147,30 +138,18 @@ function TeamDetail(props: { team: Team; onChanged: () => void; onDeleted: () =>
           list.length === 0 ? (
             <Empty>This team has no members yet.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table class="data">
-                <thead>
-                  <tr>
-                    <th scope="col">Login</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Email</th>
-                    <th scope="col"><span class="sr-only">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((m) => (
-                    <tr key={m.userId}>
-                      <td>{m.login}</td>
-                      <td>{m.name || <span class="muted">–</span>}</td>
-                      <td>{m.email}</td>
-                      <td class="row-actions">
-                        <Button kind="danger" title={`Remove ${m.login} from ${team.name}`} onClick={() => setRemoving(m)}>Remove</Button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption={`Members of ${team.name}`} columns={["Login", "Name", "Email", ""]}>
+              {list.map((m) => (
+                <tr key={m.userId}>
+                  <td>{m.login}</td>
+                  <td>{m.name || <span class="muted">–</span>}</td>
+                  <td>{m.email}</td>
+                  <td class="row-actions">
+                    <Button kind="danger" title={`Remove ${m.login} from ${team.name}`} onClick={() => setRemoving(m)}>Remove</Button>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )
         }
       </Loaded>
@@ -181,14 +160,7 @@ function TeamDetail(props: { team: Team; onChanged: () => void; onDeleted: () =>
       ) : members.data === undefined ? null : candidates.length === 0 ? (
         <p class="muted">Every user of this organization is already a member.</p>
       ) : (
-        <form
-          class="form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void add.run();
-          }}
-        >
-          <ErrorNote error={add.error} />
+        <ActionForm action={add} submitLabel="Add member">
           <SelectField
             label="User to add"
             name="userId"
@@ -196,10 +168,7 @@ function TeamDetail(props: { team: Team; onChanged: () => void; onDeleted: () =>
             onChange={setUserId}
             options={[["", "Choose a user…"], ...candidates.map((u): [string, string] => [String(u.userId), u.name && u.name !== u.login ? `${u.login} (${u.name})` : u.login])]}
           />
-          <div class="form-actions">
-            <Button kind="primary" type="submit" pending={add.pending}>Add member</Button>
-          </div>
-        </form>
+        </ActionForm>
       )}
 
       {removing && (
@@ -239,24 +208,9 @@ function NewTeamDialog(props: { onClose: () => void; onCreated: (team: Team) => 
     props.onCreated({ id: r.teamId, uid: r.uid, name: name.trim(), email: email.trim(), memberCount: 0 });
   });
   return (
-    <Dialog title="New team" onClose={props.onClose}>
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
-        <div class="dialog-body">
-          <ErrorNote error={create.error} />
-          <TextField label="Name" name="name" value={name} onInput={setName} required autoFocus />
-          <TextField label="Email" name="email" type="email" value={email} onInput={setEmail} hint="Optional." />
-        </div>
-        <div class="dialog-foot">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button kind="primary" type="submit" pending={create.pending}>Create team</Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="New team" onClose={props.onClose} action={create} submitLabel="Create team">
+      <TextField label="Name" name="name" value={name} onInput={setName} required autoFocus />
+      <TextField label="Email" name="email" type="email" value={email} onInput={setEmail} hint="Optional." />
+    </FormDialog>
   );
 }
