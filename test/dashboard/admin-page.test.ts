@@ -39,6 +39,18 @@ describe("admin page at /", () => {
     expect(css.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
   });
 
+  it("the script is sent gzipped to a browser that accepts it, plain otherwise; Vary: Accept-Encoding", async () => {
+    const script = /src="(\/main-[a-z0-9]+\.js)"/.exec(html)![1]!;
+    const zipped = await fetch(`${server.urls.dashboard}${script}`, { headers: { "Accept-Encoding": "gzip, deflate, br" } });
+    expect(zipped.headers.get("content-encoding")).toBe("gzip");
+    expect(zipped.headers.get("vary")).toBe("Accept-Encoding");
+    const unzipped = await zipped.text();
+    const plain = await fetch(`${server.urls.dashboard}${script}`, { headers: { "Accept-Encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(plain.headers.get("vary")).toBe("Accept-Encoding");
+    expect(await plain.text()).toBe(unzipped);
+  });
+
   it("GET /favicon.svg -> image/svg+xml", async () => {
     const res = await fetch(`${server.urls.dashboard}/favicon.svg`);
     expect(res.status).toBe(200);

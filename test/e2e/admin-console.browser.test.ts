@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateLicenceKeyPair, issueLicenceToken, licenceClaims } from "../../scripts/licence.ts";
-import { freePort, launchBrowser, shot } from "../helpers/browser.ts";
+import { accessibilityProblems, freePort, launchBrowser, shot } from "../helpers/browser.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -55,6 +55,8 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
 
   it("after too many failed sign-ins the page says the account is locked", async () => {
     await page.goto(`${base}/`);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
     for (let i = 0; i < 3; i++) {
       await signIn("admin", `wrong-${i}`);
       await eventually(() => page.getByRole("alert").textContent(), (v) => expect(v).toContain("Wrong user name or password"));
@@ -135,6 +137,29 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     await page.getByText("Licence removed.").waitFor();
   }, 60_000);
 
+  it("every page and dialog passes axe-core's WCAG 2 AA checks (nothing serious or critical)", async () => {
+    const problems: string[] = [];
+    const check = async (where: string) => problems.push(...(await accessibilityProblems(page)).map((p) => `${where}: ${p}`));
+    for (const [link, heading] of [
+      ["Overview", "Overview"], ["Metrics tenants", "Metrics tenants"], ["Log tenants", "Log tenants"], ["Service accounts", "Service accounts"],
+      ["Data sources", "Data sources"], ["Users and teams", "Users, teams and organizations"], ["Licence", "Licence"],
+    ] as const) {
+      await page.getByRole("link", { name: link, exact: true }).click();
+      await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+      await page.waitForLoadState("networkidle");
+      await check(link);
+    }
+    await page.getByRole("link", { name: "Data sources" }).click();
+    await page.getByRole("button", { name: "New data source" }).click();
+    await page.getByRole("dialog").getByLabel("Name").waitFor();
+    await check("new data source dialog");
+    await page.keyboard.press("Escape");
+    await page.getByRole("link", { name: "Change password" }).click();
+    await page.getByRole("heading", { name: "Change password", level: 1 }).waitFor();
+    await check("change password");
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   it("a Viewer signs in: admin-only pages say plainly what is missing, nothing crashes", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await signIn("vera", "vera-secret");
@@ -143,6 +168,8 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     expect(await page.getByText("still has the default password").count()).toBe(0);
     await page.getByRole("link", { name: "Service accounts" }).click();
     await eventually(() => page.getByRole("alert").textContent(), (v) => expect(v).toContain("Permission denied"));
+    // what a Viewer may not do is not offered
+    expect(await page.getByRole("button", { name: "New service account" }).count()).toBe(0);
     await shot(page, "23-viewer-service-accounts");
     expect(pageErrors).toEqual([]);
   }, 60_000);

@@ -36,3 +36,15 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * The page's accessibility problems that axe-core rates serious or critical
+ * (WCAG 2 A and AA rules), as "rule: what it found" lines; [] when none.
+ */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  const { default: AxeBuilder } = await import("@axe-core/playwright");
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
+}

@@ -69,7 +69,7 @@ describe("GET /api/frontend/settings (cloud)", () => {
     expect(r.body.disableLoginForm).toBe(true);
     expect(r.body.outpost).toEqual({ edition: "cloud", adminPasswordIsDefault: true });
     expect(r.body.licenseInfo).toMatchObject({
-      expiry: 0, stateInfo: "No license found", hasValidLicense: false, licenseUrl: "/admin/licensing", edition: "Cloud",
+      expiry: 0, stateInfo: "No license found", hasValidLicense: false, licenseUrl: "/licence", edition: "Cloud",
     });
   });
 });
@@ -88,7 +88,7 @@ describe("GET /api/frontend/settings (enterprise)", () => {
     const none = await t.api.get("/api/frontend/settings", { auth: ADMIN });
     expect(none.body.buildInfo.edition).toBe("Enterprise");
     expect(none.body.licenseInfo).toEqual({
-      expiry: 0, stateInfo: "No license found", licenseUrl: "/admin/licensing", edition: "Enterprise", enabledFeatures: {},
+      expiry: 0, stateInfo: "No license found", licenseUrl: "/licence", edition: "Enterprise", enabledFeatures: {},
       hasValidLicense: false, appUrl: ROOT_URL,
     });
     const token = issueLicenceToken(pair.privatePem, licenceClaims({ sub: ROOT_URL, company: "Acme", includedUsers: 5, days: 30 }, Date.now()));

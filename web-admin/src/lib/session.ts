@@ -28,8 +28,12 @@ export interface UserOrg {
   role: string;
 }
 
+/** action -> scopes the signed-in user holds (GET /api/access-control/user/permissions) */
+export type Permissions = Record<string, string[]>;
+
 export interface Session {
   user: User;
+  permissions: Permissions;
   settings: FrontendSettings;
   orgs: UserOrg[];
   /** reads everything again (after a password change or an org switch) */
@@ -38,11 +42,13 @@ export interface Session {
 
 export async function loadSession(): Promise<Omit<Session, "refresh">> {
   const user = await api<User>("/api/user");
-  const [settings, orgs] = await Promise.all([
+  const [settings, orgs, permissions] = await Promise.all([
     api<FrontendSettings>("/api/frontend/settings").catch(() => ({}) as FrontendSettings),
     api<UserOrg[]>("/api/user/orgs").catch(() => [] as UserOrg[]),
+    // an older server without the list: show every action and let the API refuse
+    api<Permissions>("/api/access-control/user/permissions").catch(() => undefined),
   ]);
-  return { user, settings, orgs };
+  return { user, settings, orgs, permissions: permissions ?? new Proxy({}, { get: () => ["*"] }) };
 }
 
 export const SessionContext = createContext<Session | undefined>(undefined);
@@ -55,4 +61,9 @@ export function useSession(): Session {
 
 export function editionOf(s: Session): "oss" | "enterprise" | "cloud" {
   return s.settings.outpost?.edition ?? "oss";
+}
+
+/** whether the signed-in user may do `action` on some object (the API still decides on each request) */
+export function can(s: Session, action: string): boolean {
+  return (s.permissions[action]?.length ?? 0) > 0;
 }

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { DataTable } from "../components/data-table.tsx";
 import { Badge, Button, Empty, Loaded, PageHeader } from "../components/ui.tsx";
 import { api } from "../lib/api.ts";
+import { can, useSession } from "../lib/session.ts";
 import { useLoad } from "../lib/hooks.ts";
 import { DataSourceDialog } from "./datasources-form.tsx";
 
@@ -20,6 +21,7 @@ interface DataSourceItem {
 }
 
 export function DataSourcesPage() {
+  const session = useSession();
   const load = useLoad(() => api<DataSourceItem[]>("/api/datasources"));
   // undefined: closed; "": a new data source; otherwise the uid being edited
   const [editing, setEditing] = useState<string | undefined>();
@@ -27,7 +29,7 @@ export function DataSourcesPage() {
   return (
     <section>
       <PageHeader title="Data sources" description="Where dashboards and alert rules read logs and metrics: the bundled stores or your own Loki and Prometheus.">
-        <Button kind="primary" onClick={() => setEditing("")}>New data source</Button>
+        {can(session, "datasources:create") && <Button kind="primary" onClick={() => setEditing("")}>New data source</Button>}
       </PageHeader>
       <Loaded load={load} what="The data sources page">
         {(list) =>

@@ -7,6 +7,7 @@ import { FormDialog } from "../components/form-dialog.tsx";
 import { RoleSelect } from "../components/role-select.tsx";
 import { Badge, Button, Confirm, Empty, ErrorNote, Loaded, PageHeader, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
 import { api, query } from "../lib/api.ts";
+import { can, useSession } from "../lib/session.ts";
 import { useAction, useLoad } from "../lib/hooks.ts";
 import { TokensDialog } from "./service-accounts-tokens.tsx";
 
@@ -39,6 +40,7 @@ const may = (sa: ServiceAccount, action: "write" | "delete") => sa.accessControl
 type Pending = { kind: "create" } | { kind: "tokens"; sa: ServiceAccount } | { kind: "disable"; sa: ServiceAccount } | { kind: "delete"; sa: ServiceAccount };
 
 export function ServiceAccountsPage() {
+  const session = useSession();
   const [search, setSearch] = useState("");
   const [term, setTerm] = useState("");
   const [page, setPage] = useState(1);
@@ -75,7 +77,7 @@ export function ServiceAccountsPage() {
       <PageHeader title="Service accounts" description="Accounts for scripts and other services of this organization. They sign in with tokens, not passwords." />
       <div class="toolbar">
         <SearchBox label="Search service accounts" value={search} onInput={setSearch} />
-        <Button kind="primary" onClick={() => setOpen({ kind: "create" })}>New service account</Button>
+        {can(session, "serviceaccounts:create") && <Button kind="primary" onClick={() => setOpen({ kind: "create" })}>New service account</Button>}
       </div>
       {notice && <p class="alert ok" role="status">{notice}</p>}
       <ErrorNote error={change.error} />

@@ -57,7 +57,8 @@ async function licenseInfo(deps: FrontendSettingsDeps, serverAdmin: boolean): Pr
   return {
     expiry: exp,
     stateInfo: current === undefined ? "No license found" : current instanceof Error ? current.message : "",
-    licenseUrl: serverAdmin ? "/admin/licensing" : "",
+    // the admin page's licence page (Grafana points at its own /admin/licensing)
+    licenseUrl: serverAdmin ? "/licence" : "",
     edition: EDITION_NAMES[deps.edition],
     enabledFeatures: {},
     hasValidLicense: valid,

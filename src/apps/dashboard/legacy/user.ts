@@ -23,6 +23,9 @@ export function registerUser(r: Router, deps: IdentityDeps, preferences: Prefere
     return c.json({ ...profileOf(id.user, id.orgId), theme });
   });
 
+  // the real product's list of what the caller may do, {action: [scopes]}: the admin page hides what it cannot use
+  r.get("/api/access-control/user/permissions", { signedIn: true }, (c) => c.json(Object.fromEntries(identityOf(c).permissions)));
+
   r.put("/api/user/password", self, async (c) => {
     const body = await parseBody(c, PasswordChange);
     const id = identityOf(c);
