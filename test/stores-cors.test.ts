@@ -127,7 +127,7 @@ describe("store CORS", () => {
     expect(evil.headers.get("vary")).toBe("Origin");
   });
 
-  it("the auth proxy: CORS on its 401 and on forwarded answers; /distributor/all_user_stats -> 403 cross-tenant endpoint", async () => {
+  it("the auth proxy: CORS on its 401 and on forwarded answers; /distributor/all_user_stats and /metrics -> 403 cross-tenant endpoint", async () => {
     const proxy = server.urls["logs proxy"]!;
     const denied = await fetch(`${proxy}/svc/api/v1/labels`, { headers: { Origin: dashboardOrigin } });
     expect(denied.status).toBe(401);
@@ -138,7 +138,7 @@ describe("store CORS", () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get("access-control-allow-origin")).toBe(dashboardOrigin);
     expect(ok.headers.get("vary")).toBe("Origin");
-    for (const path of ["/distributor/all_user_stats", "/Distributor/all_user_stats", "//distributor/all_user_stats/"]) {
+    for (const path of ["/distributor/all_user_stats", "/Distributor/all_user_stats", "//distributor/all_user_stats/", "/metrics", "/METRICS/"]) {
       const variants: Array<Record<string, string>> = [{}, { Authorization: auth }, { Authorization: auth, Origin: dashboardOrigin }];
       for (const headers of variants) {
         const r = await fetch(`${proxy}${path}`, { headers });

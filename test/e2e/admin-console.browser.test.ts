@@ -170,6 +170,10 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     await eventually(() => page.getByRole("alert").textContent(), (v) => expect(v).toContain("Permission denied"));
     // what a Viewer may not do is not offered
     expect(await page.getByRole("button", { name: "New service account" }).count()).toBe(0);
+    // the stores' tenant pages read every tenant: not offered, and plain when typed in
+    expect(await page.getByRole("link", { name: "Metrics tenants" }).count()).toBe(0);
+    await page.goto(`${base}/log-tenants`);
+    await page.getByText("it is for server administrators").waitFor();
     await shot(page, "23-viewer-service-accounts");
     expect(pageErrors).toEqual([]);
   }, 60_000);

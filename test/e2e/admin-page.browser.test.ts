@@ -198,8 +198,11 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
       reached = await page.evaluate(() => document.activeElement?.textContent === "Sign out");
     }
     expect(reached).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem("outpost.metricsAdminToken"))).toBe(adminToken);
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    // the metrics admin token leaves with the session
+    expect(await page.evaluate(() => sessionStorage.getItem("outpost.metricsAdminToken"))).toBeNull();
     // the session is over for the API too
     await shot(page, "11-signed-out");
     expect(pageErrors).toEqual([]);

@@ -8,7 +8,7 @@ import { Shell } from "./components/shell.tsx";
 import { Loading, ErrorNote } from "./components/ui.tsx";
 import { ApiFailure, onSignedOut } from "./lib/api.ts";
 import { loadSession, SessionContext, type Session } from "./lib/session.ts";
-import { forgetTopology } from "./lib/stores.ts";
+import { adminToken, forgetTopology } from "./lib/stores.ts";
 import { LoginPage } from "./pages/login.tsx";
 
 type State = { phase: "loading" } | { phase: "signed-out"; notice?: string } | { phase: "error"; error: Error } | { phase: "in"; session: Omit<Session, "refresh"> };
@@ -25,7 +25,11 @@ function App() {
   };
   useEffect(() => {
     void load();
-    return onSignedOut(() => setState({ phase: "signed-out", notice: "Your session has ended. Sign in again." }));
+    return onSignedOut(() => {
+      // the metrics admin token belongs to the session that entered it
+      adminToken.clear();
+      setState({ phase: "signed-out", notice: "Your session has ended. Sign in again." });
+    });
   }, []);
 
   if (state.phase === "loading") return <main class="center"><Loading label="Loading Outpost…" /></main>;
@@ -37,7 +41,7 @@ function App() {
       </main>
     );
   }
-  if (state.phase === "signed-out") return <LoginPage notice={state.notice} onSignedIn={() => { forgetTopology(); return load(); }} />;
+  if (state.phase === "signed-out") return <LoginPage notice={state.notice} onSignedIn={() => { forgetTopology(); adminToken.clear(); return load(); }} />;
   const session: Session = { ...state.session, refresh: () => load() };
   return (
     <SessionContext.Provider value={session}>

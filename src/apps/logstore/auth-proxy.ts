@@ -3,7 +3,8 @@
 // file of bcrypt entries; a user's name becomes X-Scope-OrgID, overwriting
 // whatever the client sent. /ready may stay open. The nginx equivalent is in
 // docs/log-store.md. Cross-tenant endpoints (/distributor/..., such as
-// all_user_stats) are refused: a proxy user is one tenant. CORS is the
+// all_user_stats, and /metrics, whose series carry every tenant's name and
+// volume) are refused: a proxy user is one tenant. CORS is the
 // store's, answered here too so preflights need no credentials.
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
@@ -24,8 +25,8 @@ export interface AuthProxyOptions {
   cors?: MiddlewareHandler;
 }
 
-/** Loki's /distributor/* pages and Outpost's all_user_stats see every tenant (any case, extra slashes) */
-const CROSS_TENANT = /^\/+distributor(\/|$)/i;
+/** Loki's /distributor/* pages, Outpost's all_user_stats and /metrics see every tenant (any case, extra slashes) */
+const CROSS_TENANT = /^\/+(distributor(\/|$)|metrics\/*$)/i;
 
 /** user -> bcrypt hash; anything but bcrypt entries is refused with the line that holds it */
 export function parseHtpasswd(text: string, file: string): Map<string, string> {

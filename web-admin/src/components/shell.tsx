@@ -2,10 +2,11 @@
 // default-password banner and the pages. Focus moves to the page heading on
 // every navigation so keyboard and screen reader users land on the new page.
 import { Route, Router, useLocation } from "preact-iso";
-import { useEffect, useState } from "preact/hooks";
+import type { ComponentChildren } from "preact";
+import { useEffect, useErrorBoundary, useRef, useState } from "preact/hooks";
 import { api } from "../lib/api.ts";
 import { editionOf, useSession } from "../lib/session.ts";
-import { forgetTopology } from "../lib/stores.ts";
+import { adminToken, forgetTopology } from "../lib/stores.ts";
 import { DataSourcesPage } from "../pages/datasources.tsx";
 import { LicencePage } from "../pages/licence.tsx";
 import { Logo } from "../pages/login.tsx";
@@ -25,8 +26,9 @@ interface NavItem {
 
 const NAV: NavItem[] = [
   { path: "/", label: "Overview" },
-  { path: "/metrics-tenants", label: "Metrics tenants" },
-  { path: "/log-tenants", label: "Log tenants" },
+  // the stores' tenant pages read every tenant: server administrators only
+  { path: "/metrics-tenants", label: "Metrics tenants", show: (_, admin) => admin },
+  { path: "/log-tenants", label: "Log tenants", show: (_, admin) => admin },
   { path: "/service-accounts", label: "Service accounts" },
   { path: "/datasources", label: "Data sources" },
   { path: "/users", label: "Users and teams" },
@@ -38,10 +40,15 @@ export function Shell() {
   const { path } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   const edition = editionOf(session);
+  const first = useRef(true);
   useEffect(() => {
     setMenuOpen(false);
-    const h = document.querySelector<HTMLElement>("[data-page-title]");
-    if (h && document.activeElement === document.body) h.focus();
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    // after a navigation the new page's heading takes focus (its content may still be loading)
+    requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-page-title]")?.focus());
   }, [path]);
   const isActive = (p: string) => (p === "/" ? path === "/" : path.startsWith(p));
   return (
@@ -72,6 +79,7 @@ export function Shell() {
           </div>
         )}
         <main id="content" key={session.user.orgId}>
+          <PageErrorBoundary key={path}>
           <Router>
             <Route path="/" component={OverviewPage} />
             <Route path="/metrics-tenants" component={MetricsTenantsPage} />
@@ -83,6 +91,7 @@ export function Shell() {
             <Route path="/profile/password" component={PasswordPage} />
             <Route default component={NotFound} />
           </Router>
+          </PageErrorBoundary>
         </main>
       </div>
     </div>
@@ -121,10 +130,25 @@ function TopBar() {
           {session.user.isSvcAdmin && <span class="badge neutral">server admin</span>}
         </span>
         <a class="btn plain small" href="/profile/password">Change password</a>
-        <button type="button" class="btn plain small" onClick={() => location.assign("/logout")}>Sign out</button>
+        <button type="button" class="btn plain small" onClick={() => { adminToken.clear(); location.assign("/logout"); }}>Sign out</button>
       </div>
     </header>
   );
+}
+
+/** a page that throws while rendering shows the error instead of a blank window */
+function PageErrorBoundary(props: { children: ComponentChildren }) {
+  const [error, reset] = useErrorBoundary();
+  if (error) {
+    return (
+      <section>
+        <h1 tabIndex={-1} data-page-title>Something went wrong</h1>
+        <ErrorNote error={error instanceof Error ? error : new Error(String(error))} />
+        <button type="button" class="btn" onClick={reset}>Try again</button>
+      </section>
+    );
+  }
+  return <>{props.children}</>;
 }
 
 function NotFound() {

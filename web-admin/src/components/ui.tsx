@@ -236,3 +236,12 @@ export function SearchBox(props: { label: string; value: string; onInput: (v: st
     </div>
   );
 }
+
+/** the stores' tenant pages read every tenant's data: server administrators only */
+export function ServerAdminsOnly(props: { what: string }) {
+  return (
+    <p class="alert info">
+      {props.what} shows every tenant's data, so it is for server administrators. Ask one, or use the store's API with your tenant's credentials.
+    </p>
+  );
+}

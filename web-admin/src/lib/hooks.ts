@@ -73,3 +73,32 @@ export function useAction<A extends unknown[]>(fn: (...args: A) => Promise<unkno
   };
   return { run, pending, error, clearError: () => setError(undefined) };
 }
+
+/** the last item of a later page was deleted: go back to the last page that has items */
+export function usePageFallback(shown: number | undefined, total: number | undefined, page: number, perPage: number, setPage: (p: number) => void): void {
+  useEffect(() => {
+    if (shown === 0 && page > 1 && total !== undefined && total > 0) setPage(Math.max(1, Math.ceil(total / perPage)));
+  }, [shown, total, page, perPage]);
+}
+
+/**
+ * useLoad that reads again every `ms` (while the tab is visible) and on
+ * reload(): the last data stays shown through a failed round, and an older
+ * answer never overwrites a newer one.
+ */
+export function usePolledLoad<T>(fn: () => Promise<T>, ms: number, deps: unknown[] = []): Load<T> {
+  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
+  const latest = useRef(0);
+  const run = async () => {
+    const mine = ++latest.current;
+    setState((s) => ({ ...s, loading: true }));
+    try {
+      const data = await fn();
+      if (mine === latest.current) setState({ data, loading: false });
+    } catch (error) {
+      if (mine === latest.current) setState((s) => ({ data: s.data, error: error as Error, loading: false }));
+    }
+  };
+  usePoll(run, ms, deps);
+  return { ...state, data: state.data, error: state.error, reload: () => void run() };
+}

@@ -2,7 +2,7 @@
 // same host name as the page, each store's own port and scheme, read from
 // GET /api/admin/settings (server administrators). The stores answer the
 // page's cross-origin requests (CORS for the dashboard's origin).
-import { api, request, type RequestOptions } from "./api.ts";
+import { api, ApiFailure, request, type RequestOptions } from "./api.ts";
 
 export type Settings = Record<string, Record<string, string>>;
 
@@ -10,7 +10,10 @@ export interface Listener {
   name: "dashboard" | "logs" | "metrics";
   title: string;
   enabled: boolean;
+  /** as this browser reaches it */
   url: string;
+  /** as the server itself reaches it (what a data source stores): the bound host, or loopback for a wildcard */
+  serverUrl: string;
   tls: "none" | "TLS" | "mutual TLS";
   clientAuth: string;
 }
@@ -32,9 +35,10 @@ function tlsOf(section: Record<string, string> | undefined): Pick<Listener, "tls
   return { tls: mutual ? "mutual TLS" : "TLS", clientAuth };
 }
 
-function listener(name: Listener["name"], title: string, port: string, enabled: boolean, tls: Pick<Listener, "tls" | "clientAuth">): Listener {
+function listener(name: Listener["name"], title: string, port: string, enabled: boolean, tls: Pick<Listener, "tls" | "clientAuth">, bound: string): Listener {
   const scheme = tls.tls === "none" ? "http" : "https";
-  return { name, title, enabled, url: `${scheme}://${location.hostname}:${port}`, ...tls };
+  const host = ["", "0.0.0.0", "::", "[::]"].includes(bound) ? "127.0.0.1" : bound.includes(":") && !bound.startsWith("[") ? `[${bound}]` : bound;
+  return { name, title, enabled, url: `${scheme}://${location.hostname}:${port}`, serverUrl: `${scheme}://${host}:${port}`, ...tls };
 }
 
 let cached: Promise<Topology> | undefined;
@@ -42,7 +46,11 @@ let cached: Promise<Topology> | undefined;
 export function topology(): Promise<Topology> {
   cached ??= api<Settings>("/api/admin/settings").then(
     (s) => build(s),
-    (err: Error) => build(undefined, err),
+    (err: Error) => {
+      // only a refusal is the answer for this session; a network error or a 5xx is tried again next time
+      if (!(err instanceof ApiFailure && (err.status === 401 || err.status === 403))) cached = undefined;
+      return build(undefined, err);
+    },
   );
   return cached;
 }
@@ -54,6 +62,7 @@ export function forgetTopology(): void {
 function build(s: Settings | undefined, settingsError?: Error): Topology {
   const storesTls = tlsOf(s?.server);
   const page = location.port || (location.protocol === "https:" ? "443" : "80");
+  const bound = s?.server?.host ?? "127.0.0.1";
   return {
     settings: s,
     settingsError,
@@ -62,11 +71,12 @@ function build(s: Settings | undefined, settingsError?: Error): Topology {
       title: "Dashboard API",
       enabled: true,
       url: location.origin,
+      serverUrl: location.origin,
       ...(s ? tlsOf(s.dashboard) : { tls: location.protocol === "https:" ? "TLS" : "none", clientAuth: "" }),
       ...(s ? {} : { url: `${location.protocol}//${location.hostname}:${page}` }),
     },
-    logs: listener("logs", "Log store", s?.logs?.http_port ?? "3100", s ? s.logs?.enabled !== "false" : true, storesTls),
-    metrics: listener("metrics", "Metrics store", s?.metrics?.http_port ?? "9009", s ? s.metrics?.enabled !== "false" : true, storesTls),
+    logs: listener("logs", "Log store", s?.logs?.http_port ?? "3100", s ? s.logs?.enabled !== "false" : true, storesTls, bound),
+    metrics: listener("metrics", "Metrics store", s?.metrics?.http_port ?? "9009", s ? s.metrics?.enabled !== "false" : true, storesTls, bound),
   };
 }
 

@@ -45,9 +45,9 @@ const TYPES: [string, string][] = [
 ];
 const PORTS: Record<string, number> = { loki: 3100, prometheus: 9009 };
 const placeholderOf = (type: string) => (PORTS[type] ? `http://127.0.0.1:${PORTS[type]}` : undefined);
-/** the bundled stores of this Outpost (their real ports and schemes), as the browser reaches them */
+/** the bundled stores of this Outpost (their real ports and schemes), as the server reaches them: the server queries a data source */
 type DefaultUrls = (type: string) => string;
-const bundledUrls = (t: Topology): DefaultUrls => (type) => (type === "prometheus" ? t.metrics.url : t.logs.url);
+const bundledUrls = (t: Topology): DefaultUrls => (type) => (type === "prometheus" ? t.metrics.serverUrl : t.logs.serverUrl);
 const pathOf = (uid: string) => `/api/datasources/uid/${encodeURIComponent(uid)}`;
 
 /** the dialog: uid undefined creates a data source */

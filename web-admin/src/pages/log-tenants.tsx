@@ -3,9 +3,10 @@
 // lines through the store's own query API.
 import { useState } from "preact/hooks";
 import { DataTable, type Column } from "../components/data-table.tsx";
-import { Button, Empty, Loaded, PageHeader } from "../components/ui.tsx";
+import { Button, Empty, Loaded, PageHeader, ServerAdminsOnly } from "../components/ui.tsx";
 import * as fmt from "../lib/format.ts";
-import { useLoad } from "../lib/hooks.ts";
+import { useLoad, usePolledLoad } from "../lib/hooks.ts";
+import { useSession } from "../lib/session.ts";
 import { storeRequest, topology, type Listener } from "../lib/stores.ts";
 import { LogQuery } from "./log-query.tsx";
 
@@ -23,11 +24,12 @@ const num = (label: string): Column => ({ label, class: "num" });
 const COLUMNS = ["Tenant", num("Streams"), num("Lines"), num("Volume"), num("Ingestion"), "Last entry", ""];
 
 export function LogTenantsPage() {
+  const serverAdmin = useSession().user.isSvcAdmin;
   const topo = useLoad(topology);
   return (
     <section>
       <PageHeader title="Log tenants" description="Tenants the log store has received logs for, and their recent lines." />
-      <Loaded load={topo}>
+      {!serverAdmin ? <ServerAdminsOnly what="This page" /> : <Loaded load={topo}>
         {(t) =>
           t.logs.enabled ? (
             <Tenants store={t.logs} />
@@ -35,13 +37,14 @@ export function LogTenantsPage() {
             <p class="alert info">The log store is turned off in this Outpost's configuration (<code>logs.enabled: false</code>).</p>
           )
         }
-      </Loaded>
+      </Loaded>}
     </section>
   );
 }
 
 function Tenants({ store }: { store: Listener }) {
-  const stats = useLoad(() => storeRequest<LogTenantStats[]>(store, "/distributor/all_user_stats"));
+  // read again every 10 s: new tenants and last entries appear without a reload
+  const stats = usePolledLoad(() => storeRequest<LogTenantStats[]>(store, "/distributor/all_user_stats"), 10_000);
   const [selected, setSelected] = useState<string>();
   return (
     <>

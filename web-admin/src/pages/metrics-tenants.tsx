@@ -1,15 +1,16 @@
 // Metrics tenants: the admin API's tenants with their usage against their
 // limits. The admin API token is asked for once and kept only for this tab's
 // session (sessionStorage), never sent anywhere but the metrics store.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { Bars, Meter } from "../components/charts.tsx";
 import { DataTable, type Column } from "../components/data-table.tsx";
 import { ActionForm } from "../components/form-dialog.tsx";
-import { Badge, Button, Empty, ErrorNote, Loaded, PageHeader, TextField } from "../components/ui.tsx";
+import { Badge, Button, Empty, ErrorNote, Loaded, PageHeader, TextField, ServerAdminsOnly } from "../components/ui.tsx";
 import { ApiFailure } from "../lib/api.ts";
 import * as fmt from "../lib/format.ts";
-import { useAction, useLoad, usePoll } from "../lib/hooks.ts";
+import { useAction, useLoad, usePolledLoad } from "../lib/hooks.ts";
 import { defaultsOf, limitOf, loadTenants, type TenantsData, type TenantView } from "../lib/metrics-tenants.ts";
+import { useSession } from "../lib/session.ts";
 import { adminRequest, adminToken, topology, type Topology } from "../lib/stores.ts";
 import { TenantForm } from "./metrics-tenant-form.tsx";
 
@@ -17,6 +18,7 @@ const meter = (label: string): Column => ({ label, class: "meter-col" });
 const COLUMNS = ["Tenant", "Status", "Cluster", meter("Active series"), meter("Ingestion rate"), "Limits from", ""];
 
 export function MetricsTenantsPage() {
+  const serverAdmin = useSession().user.isSvcAdmin;
   const topo = useLoad(topology);
   const [hasToken, setHasToken] = useState(adminToken.get() !== "");
   return (
@@ -26,7 +28,7 @@ export function MetricsTenantsPage() {
           <Button onClick={() => { adminToken.clear(); setHasToken(false); }}>Forget admin token</Button>
         )}
       </PageHeader>
-      <Loaded load={topo}>
+      {!serverAdmin ? <ServerAdminsOnly what="This page" /> : <Loaded load={topo}>
         {(t) =>
           !t.metrics.enabled ? (
             <p class="alert info">The metrics store is turned off in this Outpost's configuration (<code>metrics.enabled: false</code>).</p>
@@ -36,7 +38,7 @@ export function MetricsTenantsPage() {
             <TokenForm topo={t} onAccepted={() => setHasToken(true)} />
           )
         }
-      </Loaded>
+      </Loaded>}
     </section>
   );
 }
@@ -65,6 +67,10 @@ function TokenForm(props: { topo: Topology; onAccepted: () => void }) {
             The tenant admin API of the metrics store (<code>{props.topo.metrics.url}</code>) needs its admin token (<code>metrics.admin_token</code>,
             printed at first start). It is kept in this browser tab only and forgotten when the tab closes.
           </p>
+          <p class="hint">
+            Lost it? Only its hash is stored. Set <code>metrics.admin_token</code> in the configuration file (or <code>--metrics-admin-token</code>) and
+            restart: the configured token replaces the stored one.
+          </p>
         </>
       }
     >
@@ -74,20 +80,13 @@ function TokenForm(props: { topo: Topology; onAccepted: () => void }) {
 }
 
 function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
-  const [data, setData] = useState<TenantsData>();
-  const [error, setError] = useState<Error>();
+  const tenants = usePolledLoad<TenantsData>(() => loadTenants(props.topo), 10_000);
+  const { data, error } = tenants;
   const [editing, setEditing] = useState<TenantView | "new">();
   const [selected, setSelected] = useState<string>();
-  const refresh = async () => {
-    try {
-      setData(await loadTenants(props.topo));
-      setError(undefined);
-    } catch (err) {
-      if (err instanceof ApiFailure && err.status === 401) props.onTokenRejected();
-      setError(err as Error);
-    }
-  };
-  usePoll(refresh, 10_000);
+  useEffect(() => {
+    if (error instanceof ApiFailure && error.status === 401) props.onTokenRejected();
+  }, [error]);
   const current = data?.views.find((v) => v.name === selected);
   return (
     <>
@@ -125,7 +124,7 @@ function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
           tenant={editing === "new" ? undefined : editing}
           {...defaultsOf(props.topo)}
           onClose={() => setEditing(undefined)}
-          onSaved={() => void refresh()}
+          onSaved={tenants.reload}
         />
       )}
     </>

@@ -8,7 +8,7 @@ import { RoleSelect } from "../components/role-select.tsx";
 import { Badge, Button, Confirm, Empty, ErrorNote, Loaded, PageHeader, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
 import { api, query } from "../lib/api.ts";
 import { can, useSession } from "../lib/session.ts";
-import { useAction, useLoad } from "../lib/hooks.ts";
+import { useAction, useLoad, usePageFallback } from "../lib/hooks.ts";
 import { TokensDialog } from "./service-accounts-tokens.tsx";
 
 export interface ServiceAccount {
@@ -58,12 +58,7 @@ export function ServiceAccountsPage() {
 
   const load = useLoad(() => api<SearchResult>(`/api/serviceaccounts/search${query({ perpage: PER_PAGE, page, query: term })}`), [page, term]);
 
-  // the last account of a later page was deleted: show the page before
-  useEffect(() => {
-    if (load.data && load.data.serviceAccounts.length === 0 && page > 1 && load.data.totalCount > 0) {
-      setPage(Math.max(1, Math.ceil(load.data.totalCount / PER_PAGE)));
-    }
-  }, [load.data, page]);
+  usePageFallback(load.data?.serviceAccounts.length, load.data?.totalCount, page, PER_PAGE, setPage);
 
   const change = useAction(async (sa: ServiceAccount, body: { role?: string; isDisabled?: boolean }) => {
     setNotice("");

@@ -6,7 +6,7 @@ import { DataTable } from "../components/data-table.tsx";
 import { ActionForm, FormDialog } from "../components/form-dialog.tsx";
 import { Button, Confirm, Empty, ErrorNote, Loaded, Loading, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
 import { api, query } from "../lib/api.ts";
-import { useAction, useLoad } from "../lib/hooks.ts";
+import { useAction, useLoad, usePageFallback } from "../lib/hooks.ts";
 import { useSession } from "../lib/session.ts";
 import { currentOrgName, PER_PAGE, useDebounced, type OrgUser } from "./users-shared.tsx";
 
@@ -42,6 +42,7 @@ export function TeamsTab() {
   const [notice, setNotice] = useState("");
   useEffect(() => setPage(1), [q]);
   const teams = useLoad(() => api<TeamSearch>(`/api/teams/search${query({ perpage: PER_PAGE, page, query: q })}`), [page, q]);
+  usePageFallback(teams.data?.teams.length, teams.data?.totalCount, page, PER_PAGE, setPage);
   // keep the detail panel's team in step with the list (member counts, deletion)
   const current = selected && (teams.data?.teams.find((t) => t.id === selected.id) ?? selected);
 
