@@ -174,7 +174,33 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await eventually(() => dialog.locator(".alert.ok").textContent(), (v) => expect(v).toMatch(/\S/), 20_000);
     await shot(page, "08-datasource-tested");
     await page.keyboard.press("Escape");
-    await eventually(() => page.getByRole("row").filter({ hasText: "Bundled logs" }).count(), (v) => expect(v).toBe(1));
+    const row = page.getByRole("row").filter({ hasText: "Bundled logs" });
+    await eventually(() => row.count(), (v) => expect(v).toBe(1));
+
+    // a basic-auth password: sent once, then only ever shown as "configured"
+    const secret = "s3cret-basic-pw";
+    await row.getByRole("button", { name: "Edit" }).click();
+    let edit = page.getByRole("dialog");
+    await edit.getByLabel("Basic auth").check();
+    await edit.getByLabel("User", { exact: true }).fill("reader");
+    await edit.getByLabel("Password").fill(secret);
+    await edit.getByRole("button", { name: "Save & test" }).click();
+    await eventually(() => edit.locator(".alert.ok, .alert.error").count(), (v) => expect(v).toBe(1), 20_000);
+    await page.keyboard.press("Escape");
+    await edit.waitFor({ state: "detached" });
+    await row.getByRole("button", { name: "Edit" }).click();
+    edit = page.getByRole("dialog");
+    await edit.locator(".secret").getByText("configured").waitFor();
+    expect(await edit.getByLabel("Password").count()).toBe(0);
+    expect(await page.content()).not.toContain(secret);
+    await shot(page, "08b-datasource-secret-configured");
+    // Reset, then saving with the field left empty clears it
+    await edit.getByRole("button", { name: "Reset" }).click();
+    await edit.getByRole("button", { name: "Save & test" }).click();
+    await eventually(() => edit.locator(".alert.ok, .alert.error").count(), (v) => expect(v).toBe(1), 20_000);
+    const stored = await page.evaluate(async () => (await fetch("/api/datasources/name/Bundled%20logs")).json());
+    expect(stored.secureJsonFields?.basicAuthPassword ?? false).toBe(false);
+    await page.keyboard.press("Escape");
   }, 60_000);
 
   it("users and teams, and a narrow window", async () => {
