@@ -101,6 +101,8 @@ export function Shell() {
 function TopBar() {
   const session = useSession();
   const [error, setError] = useState<Error>();
+  // a refused switch remounts the select, so it shows the organization still in use
+  const [attempt, setAttempt] = useState(0);
   const switchOrg = async (orgId: string) => {
     setError(undefined);
     try {
@@ -109,6 +111,7 @@ function TopBar() {
       await session.refresh();
     } catch (err) {
       setError(err as Error);
+      setAttempt((a) => a + 1);
     }
   };
   return (
@@ -117,7 +120,7 @@ function TopBar() {
         {session.orgs.length > 0 && (
           <>
             <label for="org-switch">Organization</label>
-            <select id="org-switch" value={String(session.user.orgId)} onChange={(e) => switchOrg((e.target as HTMLSelectElement).value)}>
+            <select id="org-switch" key={attempt} value={String(session.user.orgId)} onChange={(e) => switchOrg((e.target as HTMLSelectElement).value)}>
               {session.orgs.map((o) => <option value={String(o.orgId)}>{o.name} ({o.role})</option>)}
             </select>
           </>

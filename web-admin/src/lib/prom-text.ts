@@ -34,14 +34,3 @@ export function sum(samples: readonly Sample[], name: string, match: Record<stri
   }
   return total;
 }
-
-/** sums of a metric grouped by one label */
-export function sumBy(samples: readonly Sample[], name: string, label: string, match: Record<string, string> = {}): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const s of samples) {
-    if (s.name !== name || !Object.entries(match).every(([k, v]) => s.labels[k] === v)) continue;
-    const key = s.labels[label] ?? "";
-    out.set(key, (out.get(key) ?? 0) + s.value);
-  }
-  return out;
-}
