@@ -64,6 +64,8 @@ export const configKeys: readonly ConfigKey[] = [
     description: "log line format: logfmt or json" },
   { path: "server.max_request_body_size", flag: "--max-request-body-size <size>", kind: "size", default: "16MiB",
     description: "largest request body accepted by any listener; larger bodies get 413" },
+  { path: "server.max_recv_msg_size", flag: "--max-recv-msg-size <size>", kind: "size", default: "100MiB",
+    description: "largest decompressed body (snappy, gzip, deflate) a push to the log or metrics store may decode to; larger ones are refused before or while decoding (the real stores' distributor.max_recv_msg_size)" },
   { path: "server.shutdown_timeout", flag: "--shutdown-timeout <duration>", kind: "duration", default: "10s",
     description: "how long SIGINT/SIGTERM waits for in-flight requests before closing" },
   { path: "server.cors_allowed_origins", flag: "--cors-allowed-origins <list>", kind: "list", default: [],

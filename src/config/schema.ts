@@ -63,6 +63,7 @@ export const configSchema = type({
     log_level: "'debug' | 'info' | 'warn' | 'error'",
     log_format: "'logfmt' | 'json'",
     max_request_body_size: size,
+    max_recv_msg_size: size,
     shutdown_timeout: duration,
     http_tls_config: tlsConfig,
     cors_allowed_origins: type("string[]").narrow((list, ctx) =>

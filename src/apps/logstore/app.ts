@@ -69,7 +69,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
   app.use("*", requestDurations(metrics.registry, "svc_request_duration_seconds"));
   registerStatus(app, config, metrics);
-  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants);
+  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size);
   registerQueries(app, { store, limits: limits.of, tenants, now });
   registerUserStats(app, userStats);
   const retention = startRetention({ store, limits: limits.of, logger, now });

@@ -96,7 +96,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   registerAdminApi(app, { tenants, adminToken, defaults: m.limits });
   registerLimitsRoutes(app, { limits, gate: tenants });
   registerUserStats(app, userStats, tenants);
-  registerPush(app, { ...ingestDeps, gate: tenants });
+  registerPush(app, { ...ingestDeps, gate: tenants, maxRecvMsgSize: config.server.max_recv_msg_size });
   registerQueries(app, {
     store, limits, gate: tenants, now,
     concurrency: createSemaphore(m.querier.max_concurrent),

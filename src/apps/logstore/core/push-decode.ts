@@ -4,8 +4,8 @@
 // block snappy. Both decode to the same streams, so every path stores alike.
 import { gunzipSync, inflateSync } from "node:zlib";
 import protobuf from "protobufjs/light.js";
-import snappy from "snappyjs";
 import { ApiError } from "../../../lib/errors.ts";
+import { SnappyError, snappyUncompress } from "../../../lib/snappy.ts";
 import { parseLabelSet } from "./labels.ts";
 
 export interface PushEntry {
@@ -54,18 +54,27 @@ const PushRequest = root.lookupType("logproto.PushRequest");
 
 export { PushRequest as PushRequestType };
 
-/** the body as bytes, after Content-Encoding (snappy is left to the protobuf reader) */
-export function decodeContent(body: Uint8Array, encoding: string | undefined): Uint8Array {
+/**
+ * The body as bytes, after Content-Encoding (snappy is left to the protobuf
+ * reader). The decoded size is capped at `maxBytes` (max_recv_msg_size) while
+ * inflating, so a small bomb never grows memory past the cap (issue 16 #5);
+ * over it is the real store's 413.
+ */
+export function decodeContent(body: Uint8Array, encoding: string | undefined, maxBytes: number): Uint8Array {
   const e = (encoding ?? "").trim().toLowerCase();
   try {
     if (e === "" || e === "identity" || e === "snappy") return body;
-    if (e === "gzip") return gunzipSync(body);
-    if (e === "deflate") return inflateSync(body);
+    if (e === "gzip") return gunzipSync(body, { maxOutputLength: maxBytes });
+    if (e === "deflate") return inflateSync(body, { maxOutputLength: maxBytes });
   } catch (err) {
+    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(maxBytes + 1, maxBytes);
     throw bad(`cannot decode ${e} body: ${(err as Error).message}`);
   }
   throw bad(`Content-Encoding "${encoding}" not supported`);
 }
+
+/** the real store's ErrRequestBodyTooLarge, answered 413 */
+const tooLarge = (size: number, limit: number) => new ApiError(413, `request body too large: ${size} bytes, limit: ${limit} bytes`);
 
 /** the media type of a Content-Type value; none or an unparsable one is refused as the real product does */
 export function mediaTypeOf(contentType: string | undefined): string {
@@ -75,9 +84,9 @@ export function mediaTypeOf(contentType: string | undefined): string {
   return type;
 }
 
-export function decodePush(body: Uint8Array, contentType: string | undefined, encoding: string | undefined): PushStream[] {
-  const bytes = decodeContent(body, encoding);
-  return mediaTypeOf(contentType) === "application/json" ? decodeJson(bytes) : decodeProtobuf(bytes);
+export function decodePush(body: Uint8Array, contentType: string | undefined, encoding: string | undefined, maxBytes: number): PushStream[] {
+  const bytes = decodeContent(body, encoding, maxBytes);
+  return mediaTypeOf(contentType) === "application/json" ? decodeJson(bytes) : decodeProtobuf(bytes, maxBytes);
 }
 
 function decodeJson(bytes: Uint8Array): PushStream[] {
@@ -137,12 +146,16 @@ function parseNanos(raw: string, where: string): bigint {
   return n;
 }
 
-function decodeProtobuf(bytes: Uint8Array): PushStream[] {
+function decodeProtobuf(bytes: Uint8Array, maxBytes: number): PushStream[] {
   let raw: Uint8Array;
   try {
-    raw = snappy.uncompress(bytes);
+    raw = snappyUncompress(bytes, maxBytes);
   } catch (err) {
-    throw bad(`snappy: corrupt input (${(err as Error).message})`);
+    // the real store's util.ParseProtoReader: a declared length over the limit, before decoding
+    if (err instanceof SnappyError && err.kind === "too-large" && err.declared !== undefined && err.declared <= 0xffffffff) {
+      throw bad(`received message larger than max (${err.declared} vs ${maxBytes})`);
+    }
+    throw bad((err as Error).message);
   }
   let message: { streams?: Array<{ labels?: string; entries?: Array<{ timestamp?: { seconds?: unknown; nanos?: number }; line?: string; structuredMetadata?: Array<{ name: string; value: string }> }> }> };
   try {

@@ -6,11 +6,12 @@ import { ingest, type IngestDeps } from "../core/ingest.ts";
 import { decodePush } from "../core/push-decode.ts";
 import { tenantOf, type TenantOptions } from "./tenant.ts";
 
-export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions): void {
+/** `maxRecvMsgSize`: the largest decoded body (server.max_recv_msg_size) */
+export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions, maxRecvMsgSize: number): void {
   const push = async (c: Context) => {
     const tenant = tenantOf(c, tenants);
     const body = new Uint8Array(await c.req.arrayBuffer());
-    const streams = decodePush(body, c.req.header("Content-Type"), c.req.header("Content-Encoding"));
+    const streams = decodePush(body, c.req.header("Content-Type"), c.req.header("Content-Encoding"), maxRecvMsgSize);
     const result = await ingest(deps, tenant, streams);
     if (result.status === 204) return c.body(null, 204);
     throw new ApiError(result.status, result.message ?? "");

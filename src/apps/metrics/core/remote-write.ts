@@ -3,6 +3,7 @@
 import protobuf from "protobufjs/light.js";
 import snappy from "snappyjs";
 import { ApiError } from "../../../lib/errors.ts";
+import { snappyDecodedLength, snappyUncompress } from "../../../lib/snappy.ts";
 
 export interface LabelPair {
   name: string;
@@ -43,12 +44,29 @@ export interface WriteRequest {
 //   MetricMetadata { MetricType type = 1; string metric_family_name = 2; string help = 4; string unit = 5; }
 // Exemplars and native histograms are counted, not stored.
 
-/** the snappy-compressed body as its protobuf bytes */
-export function uncompressBody(body: Uint8Array): Uint8Array {
+/**
+ * The snappy-compressed body as its protobuf bytes, with Mimir's messages: a
+ * declared length over `maxBytes` (max_recv_msg_size) is refused before
+ * anything is allocated; corrupt or truncated input is a 400 too, never an
+ * empty push answered 200 (issue 16 #0, #4, #19).
+ */
+export function uncompressBody(body: Uint8Array, maxBytes: number): Uint8Array {
+  let declared: number;
   try {
-    return snappy.uncompress(body);
+    declared = snappyDecodedLength(body).length;
   } catch (err) {
-    throw new ApiError(400, `snappy: corrupt input (${(err as Error).message})`);
+    throw new ApiError(400, `getting snappy decoded length: ${(err as Error).message}`);
+  }
+  if (declared > maxBytes) {
+    throw new ApiError(
+      400,
+      `the incoming push request has been rejected because its message size of ${declared} bytes is larger than the allowed limit of ${maxBytes} bytes (err-mimir-distributor-max-write-message-size). To adjust the related limit, configure -distributor.max-recv-msg-size, or contact your service administrator.`,
+    );
+  }
+  try {
+    return snappyUncompress(body, maxBytes);
+  } catch (err) {
+    throw new ApiError(400, `decompress snappy: ${(err as Error).message}`);
   }
 }
 
