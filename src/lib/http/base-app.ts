@@ -65,11 +65,23 @@ export function createBaseApp(options: BaseAppOptions): Hono {
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return render(c, err);
-    logger.error("unhandled error", { method: c.req.method, path: c.req.path, err: err.stack ?? String(err) });
+    // a body shorter than its Content-Length, or a malformed chunked body: the
+    // runtime refuses it and the client is gone (issue 16 #20); one warning, not an error
+    if (c.req.raw.signal.aborted) {
+      logger.warn("request body incomplete: the client closed the connection", { method: c.req.method, path: c.req.path, cause: causeOf(err) });
+      return render(c, new ApiError(400, "bad request data: the request body ended before it was complete"));
+    }
+    logger.error("unhandled error", { method: c.req.method, path: c.req.path, err: err.stack || String(err) });
     return render(c, new ApiError(500, "Internal Server Error"));
   });
 
   return app;
+}
+
+/** an error's name, message and code on one line (Bun's AbortError has an empty stack) */
+function causeOf(err: Error): string {
+  const code = (err as { code?: unknown }).code;
+  return `${err.name}: ${err.message}${code === undefined ? "" : ` (${String(code)})`}`;
 }
 
 /** Reads a JSON request body; anything that is not JSON is a 400 that never echoes the body. */
