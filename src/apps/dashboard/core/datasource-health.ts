@@ -9,7 +9,7 @@ import type { DataSourceRecord } from "./datasource-registry.ts";
 import type { DataSourceDeps } from "./datasources.ts";
 import { isQueryable } from "./datasource-types.ts";
 import { logApiPrefix } from "./log-endpoints.ts";
-import { upstreamErrorText } from "./prom-response.ts";
+import { readAnswerText, upstreamErrorText } from "./prom-response.ts";
 import { queryPrometheus } from "./query-prometheus.ts";
 
 export interface HealthResult {
@@ -41,9 +41,15 @@ async function checkLoki(deps: DataSourceDeps, ds: DataSourceRecord): Promise<He
     const credentials = await credentialsOf(deps, ds);
     const res = await sendToDataSource(ds, credentials, { method: "GET", path: `${logApiPrefix(ds)}/labels` });
     if (!res.ok) {
-      return { status: "ERROR", message: `${LOKI_ERROR}: ${upstreamErrorText(res, await res.text(), credentials.secrets)}` };
+      return { status: "ERROR", message: `${LOKI_ERROR}: ${upstreamErrorText(res, await readAnswerText(res), credentials.secrets)}` };
     }
-    const body = (await res.json().catch(() => undefined)) as { status?: unknown } | undefined;
+    const text = await readAnswerText(res);
+    let body: { status?: unknown } | undefined;
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      body = undefined;
+    }
     if (body?.status !== "success") return { status: "ERROR", message: `${LOKI_ERROR}: the answer is not a log store API answer` };
     return { status: "OK", message: LOKI_OK };
   } catch (err) {

@@ -3,6 +3,7 @@
 // warnings, and an error message the caller can act on. Both query plugins
 // and the health check read answers through here.
 import { ApiError } from "../../../lib/errors.ts";
+import { readTextCapped } from "../../../lib/http/capped-body.ts";
 import { sampleValue, secondsToMs } from "./data-frames.ts";
 import { redactText } from "./secret-redaction.ts";
 
@@ -45,9 +46,22 @@ export function upstreamFailure(res: Response, text: string, secrets: readonly s
   return new ApiError(res.status >= 400 ? res.status : 500, upstreamErrorText(res, text, secrets));
 }
 
+/**
+ * The largest answer read from a data source, after fetch has decompressed it:
+ * a small gzip bomb from a hostile URL must not grow memory by gigabytes
+ * (issue 16 #5). The proxy relays answers as streams and needs no cap.
+ */
+export const DATA_SOURCE_ANSWER_LIMIT = 100 * 1024 * 1024;
+
+/** an answer's text, refused (502) past DATA_SOURCE_ANSWER_LIMIT decoded bytes */
+export function readAnswerText(res: Response): Promise<string> {
+  return readTextCapped(res, DATA_SOURCE_ANSWER_LIMIT, () =>
+    new ApiError(502, `the data source's answer is larger than ${DATA_SOURCE_ANSWER_LIMIT} bytes (decompressed)`));
+}
+
 /** the data of a {status: "success", data} answer; anything else throws the upstream's error */
 export async function readPromAnswer(res: Response, secrets: readonly string[]): Promise<PromData> {
-  const text = await res.text();
+  const text = await readAnswerText(res);
   let body: { status?: unknown; data?: { resultType?: unknown; result?: unknown }; warnings?: unknown; infos?: unknown };
   try {
     body = JSON.parse(text) as typeof body;
