@@ -260,10 +260,17 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   }
 }
 
+const clampTime = (ms: number): number => Math.min(Number.MAX_SAFE_INTEGER, Math.max(-Number.MAX_SAFE_INTEGER, ms));
+
 function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, budget: QueryBudget): SampleQuerier {
   return {
-    async select(matchers: Matcher[], mint: number, maxt: number): Promise<SeriesSamples[]> {
+    async select(matchers: Matcher[], anyMint: number, anyMaxt: number): Promise<SeriesSamples[]> {
       if (!h) return [];
+      // whole ms within what JavaScript and a bigint column both hold: an @ or offset
+      // far beyond any sample must select nothing, never fail the database query
+      const mint = clampTime(Math.floor(anyMint));
+      const maxt = clampTime(Math.ceil(anyMaxt));
+      if (Number.isNaN(mint) || Number.isNaN(maxt) || maxt < mint) return [];
       const matched = h.select(matchers).filter((s) => s.firstT <= maxt && s.lastT >= mint);
       budget.series += matched.length;
       if (budget.maxSeries > 0 && budget.series > budget.maxSeries) throw seriesLimitError(budget.maxSeries);

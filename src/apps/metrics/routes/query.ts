@@ -144,6 +144,10 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     tenantOf(c, deps.gate);
     const p = await paramsOf(c);
     parse(p.get("query"));
+    // Prometheus checks the range even though nothing is kept (web/api/v1 queryExemplars)
+    const start = parseTimeParam(p.get("start"), "start") ?? MIN_TIME;
+    const end = parseTimeParam(p.get("end"), "end") ?? MAX_TIME;
+    if (end < start) throw new ApiError(400, "end timestamp must not be before start timestamp");
     // exemplars are not kept (max_global_exemplars_per_user is 0, as Mimir's default)
     return success(c, []);
   };
