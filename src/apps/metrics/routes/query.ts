@@ -8,8 +8,8 @@ import type { Semaphore } from "../../../lib/semaphore.ts";
 import type { HeadSeries } from "../core/head.ts";
 import { matcherPredicate } from "../core/matchers.ts";
 import { instantQuery, parsePromQL, PromQLParseError, rangeQuery, selectorsOf } from "../core/promql/index.ts";
-import { newBudget, type MetricsStore } from "../core/store.ts";
-import type { Matcher, MetricsLimitsSource } from "../core/types.ts";
+import { newBudget, type MetricsStore, type QueryBudget } from "../core/store.ts";
+import type { Matcher, MetricsLimitsSource, SampleQuerier } from "../core/types.ts";
 import { isValidLabelName } from "../core/validate.ts";
 import { invalidParam, MAX_TIME, MIN_TIME, paramsOf, parseDurationParam, parseTimeParam, type Params } from "./params.ts";
 import { tenantOf, type TenantGate } from "./tenant.ts";
@@ -30,8 +30,14 @@ const success = (c: Context, data: unknown) => c.json({ status: "success", data 
 export function registerQueries(app: Hono, deps: QueryDeps): void {
   const budgetOf = (tenant: string) => {
     const l = deps.limits.of(tenant);
-    return newBudget(l.max_series_per_query, deps.chunkBytesLimit ? l.max_fetched_chunk_bytes_per_query : 0);
+    return newBudget(l.max_series_per_query, deps.chunkBytesLimit ? l.max_fetched_chunk_bytes_per_query : 0, l.max_samples_per_query, l.query_timeout);
   };
+  /** runs one query in its turn; the store and the engine count into one budget, which starts with the turn */
+  const runQuery = <T>(tenant: string, f: (q: SampleQuerier, budget: QueryBudget) => Promise<T>) =>
+    deps.concurrency.run(() => {
+      const budget = budgetOf(tenant);
+      return f(deps.store.querier(tenant, budget), budget);
+    });
   const parse = (text: string | undefined) => {
     try {
       return parsePromQL(text ?? "");
@@ -46,7 +52,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     const p = await paramsOf(c);
     const expr = parse(p.get("query"));
     const time = parseTimeParam(p.get("time"), "time") ?? deps.now();
-    const result = await deps.concurrency.run(() => instantQuery(deps.store.querier(tenant, budgetOf(tenant)), expr, time));
+    const result = await runQuery(tenant, (q, budget) => instantQuery(q, expr, time, { budget }));
     return success(c, result);
   };
   const queryRange = async (c: Context) => {
@@ -64,7 +70,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     if ((end - start) / step > MAX_POINTS) {
       throw new ApiError(400, "exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)");
     }
-    const result = await deps.concurrency.run(() => rangeQuery(deps.store.querier(tenant, budgetOf(tenant)), expr, start, end, step));
+    const result = await runQuery(tenant, (q, budget) => rangeQuery(q, expr, start, end, step, { budget }));
     return success(c, result);
   };
 

@@ -6,10 +6,27 @@ import { evalBinary } from "./binary.ts";
 import type { EvalContext } from "./context.ts";
 import { evalCall } from "./functions.ts";
 import { evalVectorSelector, forEachWindow, matrixSource, type RangeSource } from "./selectors.ts";
-import { dropMetricName, mergeSameLabels, type RawSeries, type StepSeries, type Value } from "./series.ts";
+import { checkDeadline, holdSamples } from "../query-budget.ts";
+import { dropMetricName, mergeSameLabels, pointsOf, type RawSeries, type StepSeries, type Value } from "./series.ts";
 import { subquerySource } from "./subquery.ts";
 
+/**
+ * Evaluates an expression over the context's steps. What it returns stays
+ * counted against the query's max samples until its parent is done with it:
+ * the points of the operands are released, the result's held (Prometheus's
+ * currentSamples); the query's time budget is checked at every node.
+ */
 export function evaluate(e: Expr, ctx: EvalContext): Value {
+  const budget = ctx.budget;
+  checkDeadline(budget);
+  const held = budget.samples;
+  const value = evaluateNode(e, ctx);
+  budget.samples = held;
+  holdSamples(budget, pointsOf(value));
+  return value;
+}
+
+function evaluateNode(e: Expr, ctx: EvalContext): Value {
   switch (e.kind) {
     case "number":
       return { type: "scalar", values: new Float64Array(ctx.numSteps).fill(e.value) };

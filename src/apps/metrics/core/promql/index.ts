@@ -9,7 +9,10 @@ import type { Labels, Matcher, SampleQuerier } from "../types.ts";
 import type { Expr } from "./ast.ts";
 import { documentedType, typeOf } from "./ast.ts";
 import type { EvalContext } from "./context.ts";
-import { evaluate } from "./evaluate.ts";
+import { createTimeSlicer } from "../../../../lib/time-slice.ts";
+import { newBudget, QUERY_SLICE_MS, type QueryBudget } from "../query-budget.ts";
+import { evaluateSliced } from "./slices.ts";
+import { evaluateSubqueries } from "./subquery.ts";
 import { fetchData, type QueryTimes } from "./fetch.ts";
 import { formatSampleValue } from "./format.ts";
 import { parsePromQL } from "./parse.ts";
@@ -26,6 +29,8 @@ export interface QueryOptions {
   lookbackDelta?: number;
   /** the step of subqueries written without one, ms (default 1m, the default evaluation interval) */
   subqueryStep?: number;
+  /** max samples and time of the query; the SampleQuerier should count into the same one */
+  budget?: QueryBudget;
 }
 
 export type QueryResult =
@@ -57,10 +62,14 @@ async function run(q: SampleQuerier, expr: Expr, start: number, end: number, int
     lookback: opts.lookbackDelta || DEFAULT_LOOKBACK,
     subqueryStep: opts.subqueryStep || DEFAULT_SUBQUERY_STEP,
   };
+  // the store counts the samples it loads into the same budget
+  const budget = opts.budget ?? newBudget(0, 0);
   const data = await fetchData(q, expr, times);
   const numSteps = end < start ? 0 : Math.floor((end - start) / interval) + 1;
-  const ctx: EvalContext = { times, data, start, interval, numSteps };
-  return evaluate(expr, ctx);
+  const ctx: EvalContext = { times, data, subqueries: new Map(), memo: new Map(), budget, start, interval, numSteps };
+  const slicer = createTimeSlicer(QUERY_SLICE_MS);
+  await evaluateSubqueries(expr, ctx, slicer);
+  return evaluateSliced(expr, ctx, slicer);
 }
 
 /** evaluates at one time; the result type is the expression's */
