@@ -65,6 +65,20 @@ describe("query cost: max samples, query_timeout, slices", () => {
     expect(r.body).toEqual({ status: "error", errorType: "timeout", error: "query timed out in expression evaluation" });
   }, 60_000);
 
+  it("a recording rule evaluation has the same cap: the rule is err with Prometheus's message", async () => {
+    const group = "name: bomb\ninterval: 1s\nrules:\n  - record: bomb:count\n    expr: count_over_time(vector(1)[4d:10ms])\n";
+    const posted = await m().raw("/prometheus/config/v1/rules/ns", { method: "POST", tenant: "ruled", body: group, headers: { "Content-Type": "application/yaml" } });
+    expect(posted.status).toBe(202);
+    const deadline = Date.now() + 30_000;
+    let lastError = "";
+    while (Date.now() < deadline && !lastError) {
+      const rules = await m().get("/prometheus/api/v1/rules", "ruled");
+      lastError = rules.body.data.groups[0]?.rules[0]?.lastError ?? "";
+      if (!lastError) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(lastError).toContain("query processing would load too many samples into memory in query execution");
+  }, 60_000);
+
   it("while a heavy (allowed) query runs, /ready, /api/health and another tenant's push are answered first", async () => {
     const order: string[] = [];
     const heavy = m()
