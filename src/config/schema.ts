@@ -121,6 +121,8 @@ export const configSchema = type({
       ingestion_burst_size: count,
       ingestion_rate_strategy: "'global' | 'local'",
       max_series_per_query: count,
+      max_samples_per_query: count,
+      query_timeout: duration,
       max_global_series_per_user: count,
       max_global_series_per_metric: count,
       max_fetched_chunk_bytes_per_query: count,

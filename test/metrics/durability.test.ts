@@ -2,7 +2,7 @@
 // restart (chunks in the database), with the server run as a separate
 // process on a data dir; retention deletes old chunks.
 import { describe, expect, it } from "vitest";
-import { openMetricsStore } from "../../src/apps/metrics/core/store.ts";
+import { newBudget, openMetricsStore } from "../../src/apps/metrics/core/store.ts";
 import { TenantHead } from "../../src/apps/metrics/core/head.ts";
 import { STALE_NAN_BITS } from "../../src/apps/metrics/core/types.ts";
 import { openDatabase } from "../../src/db/open.ts";
@@ -73,7 +73,7 @@ describe("metrics store retention and flushing", () => {
       expect(oldSeries.persistedMaxT).toBe(now - 3 * 3_600_000 + 129_000);
       const rows = await db.pg.query<{ n: number }>("select count(*)::int as n from metrics_chunks where tenant = 'ret'");
       expect(rows.rows[0]!.n).toBe(3);
-      const budget = { maxSeries: 0, maxChunkBytes: 0, series: 0, chunkBytes: 0 };
+      const budget = newBudget(0, 0);
       const read = await store.querier("ret", budget).select([{ type: "=", name: "__name__", value: "old" }], 0, now);
       expect(Array.from(read[0]!.v)).toEqual(Array.from({ length: 130 }, (_, i) => i));
       expect(budget.chunkBytes).toBeGreaterThan(0);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { ingest, type IngestDeps } from "../../src/apps/metrics/core/ingest.ts";
 import { decodeWriteRequest, uncompressBody } from "../../src/apps/metrics/core/remote-write.ts";
-import { openMetricsStore } from "../../src/apps/metrics/core/store.ts";
+import { newBudget, openMetricsStore } from "../../src/apps/metrics/core/store.ts";
 import type { MetricsLimits } from "../../src/apps/metrics/core/types.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { openDatabase } from "../../src/db/open.ts";
@@ -47,7 +47,7 @@ describe("ingest: series known by their raw labels", () => {
       expect(third.result.status).toBe(400);
       expect(third.result.message).toContain("(actual: 3, limit: 2)");
       expect(third.result.message).toContain("series: '{__name__=\"fast\", job=\"a\", zone=\"z\"}'");
-      const read = await store.querier("t", { maxSeries: 0, maxChunkBytes: 0, series: 0, chunkBytes: 0 }).select([{ type: "=", name: "__name__", value: "fast" }], 0, t + 10_000);
+      const read = await store.querier("t", newBudget(0, 0)).select([{ type: "=", name: "__name__", value: "fast" }], 0, t + 10_000);
       expect(read.map((s) => ({ labels: s.labels, t: Array.from(s.t), v: Array.from(s.v) }))).toEqual([{ labels, t: [t, t + 1000], v: [0, 1000] }]);
       await store.close();
     } finally {

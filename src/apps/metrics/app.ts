@@ -103,15 +103,19 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     chunkBytesLimit: m.ingester_stream_chunks_when_using_blocks,
   });
 
-  const querierOf = (tenant: string) => {
+  // rule evaluations have the tenant's query limits too (max samples, query_timeout)
+  const budgetOf = (tenant: string) => {
     const l = limits.of(tenant);
-    return store.querier(tenant, newBudget(l.max_series_per_query, m.ingester_stream_chunks_when_using_blocks ? l.max_fetched_chunk_bytes_per_query : 0));
+    return newBudget(l.max_series_per_query, m.ingester_stream_chunks_when_using_blocks ? l.max_fetched_chunk_bytes_per_query : 0, l.max_samples_per_query, l.query_timeout);
   };
   const ruler = await createRuler({
     pg,
     engine: {
       validate: (expr) => void parsePromQL(expr),
-      instant: (tenant, expr, t) => evaluateInstantVector(querierOf(tenant), expr, t),
+      instant: (tenant, expr, t) => {
+        const budget = budgetOf(tenant);
+        return evaluateInstantVector(store.querier(tenant, budget), expr, t, { budget });
+      },
     },
     write: async (tenant: string, samples: SampleToWrite[]) => {
       const request = {

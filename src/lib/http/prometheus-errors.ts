@@ -15,6 +15,6 @@ export function errorTypeOf(status: number): string {
 
 export const renderPrometheusError: ErrorRenderer = (c: Context, error: ApiError) =>
   withHeaders(
-    c.json({ status: "error", errorType: errorTypeOf(error.status), error: error.message }, error.status as 400),
+    c.json({ status: "error", errorType: (error.options.body?.errorType as string | undefined) ?? errorTypeOf(error.status), error: error.message }, error.status as 400),
     error,
   );

@@ -37,6 +37,8 @@ export function limitsWith(overrides: Partial<MetricsLimits> = {}): MetricsLimit
     ingestion_burst_size: 200000,
     ingestion_rate_strategy: "global",
     max_series_per_query: 100000,
+    max_samples_per_query: 0,
+    query_timeout: 0,
     max_global_series_per_user: 150000,
     max_global_series_per_metric: 20000,
     max_fetched_chunk_bytes_per_query: 0,

@@ -33,9 +33,29 @@ export interface IngestResult {
 }
 
 /** a time as Go's RFC 3339 with nanoseconds writes it (trailing zeros trimmed), for ingester messages */
+/** Go's RFC 3339 (nano) UTC time, also for years Date cannot hold (int64 min, for one) */
 function goTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.?0*Z$/, "Z");
+  const date = new Date(ms);
+  if (!Number.isNaN(date.getTime())) return date.toISOString().replace(/\.?0*Z$/, "Z");
+  // civil date from days (H. Hinnant's days_from_civil inverse): exact in doubles for |days| < 2^53
+  const days = Math.floor(ms / 86_400_000);
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  const rest = ms - days * 86_400_000;
+  const two = (n: number) => String(n).padStart(2, "0");
+  const clock = `${two(Math.floor(rest / 3_600_000))}:${two(Math.floor(rest / 60_000) % 60)}:${two(Math.floor(rest / 1000) % 60)}`;
+  return `${y}-${two(m)}-${two(d)}T${clock}Z`;
 }
+
+/** the oldest time a sample may have: what JavaScript holds exactly (int64 min is out of bounds, as too old) */
+const MIN_SAMPLE_T = -Number.MAX_SAFE_INTEGER;
 
 const HOUR = 3_600_000;
 
@@ -105,7 +125,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
         }
       }
       // the head accepts nothing older than an hour before the tenant's newest sample
-      if (!s && ts.samples.some((x) => x.timestampMs >= head.maxT - HOUR)) {
+      if (!s && ts.samples.some((x) => x.timestampMs >= head.maxT - HOUR && x.timestampMs >= MIN_SAMPLE_T)) {
         s = head.addSeries(Object.fromEntries(labels.map((l) => [l.name, l.value])), key);
       }
       if (s && ts.rawKey) head.byRawKey.set(ts.rawKey, s);
@@ -120,7 +140,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     const kept: WriteSeries["samples"] = [];
     for (const sample of ts.samples) {
       const t = sample.timestampMs;
-      const result: AppendResult | "too_old" = !s || t < head.maxT - HOUR ? "too_old" : head.append(s, t, sample.value, now, sample.stale);
+      const result: AppendResult | "too_old" = !s || t < head.maxT - HOUR || t < MIN_SAMPLE_T ? "too_old" : head.append(s, t, sample.value, now, sample.stale);
       if (result === "ok") {
         kept.push(sample);
         continue;

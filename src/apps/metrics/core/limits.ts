@@ -15,10 +15,11 @@ const CONVERTERS: Converters<MetricsLimits> = {
   ingestion_rate: floatValue,
   ingestion_rate_strategy: oneOf("global", "local"),
   creation_grace_period: durationValue,
+  query_timeout: durationValue,
 };
 
 /** limits held in milliseconds, shown as Prometheus durations */
-const DURATIONS = new Set<string>(["creation_grace_period"]);
+const DURATIONS = new Set<string>(["creation_grace_period", "query_timeout"]);
 
 export interface MetricsLimitsOptions {
   config: Config["metrics"];

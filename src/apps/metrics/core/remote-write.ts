@@ -199,7 +199,8 @@ function readInt64(r: protobuf.Reader): number {
     if (r.pos >= r.len) throw new Error("index out of range");
     const b = buf[r.pos++]!;
     result += (b & 0x7f) * mul;
-    if (b < 0x80) return result >= 2 ** 63 ? result - 2 ** 64 : result;
+    // bit 63 (the sign) is the low bit of a tenth byte: int64 max (nine bytes) rounds to 2^63 but stays positive
+    if (b < 0x80) return i === 9 && (b & 1) === 1 ? result - 2 ** 64 : result;
     mul *= 128;
   }
   throw new Error("invalid varint encoding");

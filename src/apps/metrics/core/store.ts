@@ -5,8 +5,10 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { ApiError } from "../../../lib/errors.ts";
 import type { Logger } from "../../../lib/logger.ts";
+import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
 import { cutChunk, openSamples, seriesKey, TenantHead, type HeadSeries } from "./head.ts";
+import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SeriesSamples } from "./types.ts";
 import { decodeXorChunk } from "./xor-chunk.ts";
@@ -23,15 +25,7 @@ export interface MetricsStoreOptions {
   chunkMaxAge?: number;
 }
 
-/** what one query may fetch; exceeding either is a 422 */
-export interface QueryBudget {
-  maxSeries: number;
-  maxChunkBytes: number;
-  series: number;
-  chunkBytes: number;
-}
-
-export const newBudget = (maxSeries: number, maxChunkBytes: number): QueryBudget => ({ maxSeries, maxChunkBytes, series: 0, chunkBytes: 0 });
+export { newBudget, type QueryBudget } from "./query-budget.ts";
 
 export interface MetricsStore {
   /** the tenant's head, created on first use */
@@ -53,11 +47,6 @@ export interface MetricsStore {
 const FLUSH_BATCH = 2000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-export const seriesLimitError = (limit: number) =>
-  new ApiError(422, `the query hit the max number of series limit (limit: ${limit} series)`);
-export const chunkBytesLimitError = (limit: number) =>
-  new ApiError(422, `the query hit the aggregated chunks size limit (limit: ${limit} bytes)`);
 
 export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsStore> {
   const heads = new Map<string, TenantHead>();
@@ -261,10 +250,17 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   }
 }
 
+const clampTime = (ms: number): number => Math.min(Number.MAX_SAFE_INTEGER, Math.max(-Number.MAX_SAFE_INTEGER, ms));
+
 function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, budget: QueryBudget): SampleQuerier {
   return {
-    async select(matchers: Matcher[], mint: number, maxt: number): Promise<SeriesSamples[]> {
+    async select(matchers: Matcher[], anyMint: number, anyMaxt: number): Promise<SeriesSamples[]> {
       if (!h) return [];
+      // whole ms within what JavaScript and a bigint column both hold: an @ or offset
+      // far beyond any sample must select nothing, never fail the database query
+      const mint = clampTime(Math.floor(anyMint));
+      const maxt = clampTime(Math.ceil(anyMaxt));
+      if (Number.isNaN(mint) || Number.isNaN(maxt) || maxt < mint) return [];
       const matched = h.select(matchers).filter((s) => s.firstT <= maxt && s.lastT >= mint);
       budget.series += matched.length;
       if (budget.maxSeries > 0 && budget.series > budget.maxSeries) throw seriesLimitError(budget.maxSeries);
@@ -296,13 +292,19 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       }
       if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
 
+      // decoding is counted against max samples as it goes, and yields now and then so other requests run
       const out: SeriesSamples[] = [];
-      matched.forEach((s, i) => {
+      const slicer = createTimeSlicer(QUERY_SLICE_MS);
+      for (let i = 0; i < matched.length; i++) {
+        const s = matched[i]!;
         const part = headParts[i]!;
         const chunks = [...(fromDb.get(s.id) ?? []), ...part.closed.map((c) => c.data), ...(part.open ? [part.open] : [])];
         const samples = mergeChunks(chunks.map(decodeXorChunk), mint, maxt);
+        holdSamples(budget, samples.t.length);
         if (samples.t.length) out.push({ labels: s.labels, ...samples });
-      });
+        checkDeadline(budget);
+        await slicer.pause();
+      }
       return out;
     },
   };

@@ -83,7 +83,8 @@ export function validateLabels(labels: LabelPair[], limits: MetricsLimits): Seri
 
 /** a sample later than now + creation_grace_period is refused */
 export function futureSampleProblem(t: number, now: number, limits: MetricsLimits, labels: readonly LabelPair[]): SeriesProblem | undefined {
-  if (t <= now + limits.creation_grace_period) return undefined;
+  // beyond 2^53 ms (int64 max included) nothing can be stored, whatever the grace period
+  if (t <= now + limits.creation_grace_period && t <= Number.MAX_SAFE_INTEGER) return undefined;
   return {
     reason: "too_far_in_future",
     message: `received a sample whose timestamp is too far in the future, timestamp: ${t} series: '${metricText(labels)}' (err-mimir-too-far-in-future). ${limitHint("validation.create-grace-period")}`,

@@ -3,7 +3,7 @@
 // durations, with Prometheus's messages.
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
-import { parseDuration } from "../../../lib/units.ts";
+import { MAX_DURATION_MS, parseDurationMs } from "../core/promql/literals.ts";
 
 export interface Params {
   get(name: string): string | undefined;
@@ -30,7 +30,8 @@ export function parseTimeParam(raw: string | undefined, name: string): number | 
   if (raw === undefined || raw === "") return undefined;
   if (/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(raw)) {
     const seconds = Number(raw);
-    if (Number.isFinite(seconds)) return Math.round(seconds * 1000);
+    // beyond an int64 of ms (Mimir's util.ParseTime result) the time means nothing: refused, never a 500 later
+    if (Number.isFinite(seconds) && Math.abs(seconds) <= MAX_TIME_SECONDS) return Math.round(seconds * 1000);
   }
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(raw)) {
     const ms = Date.parse(raw);
@@ -42,11 +43,19 @@ export function parseTimeParam(raw: string | undefined, name: string): number | 
 /** a step or duration in ms: float seconds or a Prometheus duration */
 export function parseDurationParam(raw: string | undefined, name: string): number | undefined {
   if (raw === undefined || raw === "") return undefined;
-  if (/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(raw)) return Number(raw) * 1000;
-  const ms = parseDuration(raw);
-  if (ms === undefined) throw invalidParam(name, `cannot parse "${raw}" to a valid duration`);
+  if (/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(raw)) {
+    // Prometheus's parseDuration: float seconds must fit an int64 of nanoseconds
+    const ms = Number(raw) * 1000;
+    if (!(Math.abs(ms) <= MAX_DURATION_MS)) throw invalidParam(name, `cannot parse "${raw}" to a valid duration. It overflows int64`);
+    return ms;
+  }
+  const ms = parseDurationMs(raw);
+  if (ms === undefined || ms === Infinity) throw invalidParam(name, `cannot parse "${raw}" to a valid duration`);
   return ms;
 }
+
+/** the largest |time| in seconds accepted: an int64 of milliseconds */
+const MAX_TIME_SECONDS = 9_223_372_036_854_775;
 
 /** MinTime/MaxTime of Prometheus's API: what an absent start or end means */
 export const MIN_TIME = -9_223_372_036_854;

@@ -7,9 +7,9 @@ import { ApiError } from "../../../lib/errors.ts";
 import type { Semaphore } from "../../../lib/semaphore.ts";
 import type { HeadSeries } from "../core/head.ts";
 import { matcherPredicate } from "../core/matchers.ts";
-import { instantQuery, parsePromQL, PromQLParseError, rangeQuery, selectorsOf } from "../core/promql/index.ts";
-import { newBudget, type MetricsStore } from "../core/store.ts";
-import type { Matcher, MetricsLimitsSource } from "../core/types.ts";
+import { instantQueryJson, parsePromQL, PromQLParseError, rangeQueryJson, selectorsOf } from "../core/promql/index.ts";
+import { newBudget, type MetricsStore, type QueryBudget } from "../core/store.ts";
+import type { Matcher, MetricsLimitsSource, SampleQuerier } from "../core/types.ts";
 import { isValidLabelName } from "../core/validate.ts";
 import { invalidParam, MAX_TIME, MIN_TIME, paramsOf, parseDurationParam, parseTimeParam, type Params } from "./params.ts";
 import { tenantOf, type TenantGate } from "./tenant.ts";
@@ -26,12 +26,20 @@ export interface QueryDeps {
 
 const MAX_POINTS = 11_000;
 const success = (c: Context, data: unknown) => c.json({ status: "success", data });
+/** a success answer whose data is JSON text already (query results, rendered in slices) */
+const successJson = (c: Context, data: string) => c.body(`{"status":"success","data":${data}}`, 200, { "Content-Type": "application/json" });
 
 export function registerQueries(app: Hono, deps: QueryDeps): void {
   const budgetOf = (tenant: string) => {
     const l = deps.limits.of(tenant);
-    return newBudget(l.max_series_per_query, deps.chunkBytesLimit ? l.max_fetched_chunk_bytes_per_query : 0);
+    return newBudget(l.max_series_per_query, deps.chunkBytesLimit ? l.max_fetched_chunk_bytes_per_query : 0, l.max_samples_per_query, l.query_timeout);
   };
+  /** runs one query in its turn; the store and the engine count into one budget, which starts with the turn */
+  const runQuery = <T>(tenant: string, f: (q: SampleQuerier, budget: QueryBudget) => Promise<T>) =>
+    deps.concurrency.run(() => {
+      const budget = budgetOf(tenant);
+      return f(deps.store.querier(tenant, budget), budget);
+    });
   const parse = (text: string | undefined) => {
     try {
       return parsePromQL(text ?? "");
@@ -46,8 +54,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     const p = await paramsOf(c);
     const expr = parse(p.get("query"));
     const time = parseTimeParam(p.get("time"), "time") ?? deps.now();
-    const result = await deps.concurrency.run(() => instantQuery(deps.store.querier(tenant, budgetOf(tenant)), expr, time));
-    return success(c, result);
+    return successJson(c, await runQuery(tenant, (q, budget) => instantQueryJson(q, expr, time, { budget })));
   };
   const queryRange = async (c: Context) => {
     const tenant = tenantOf(c, deps.gate);
@@ -64,8 +71,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     if ((end - start) / step > MAX_POINTS) {
       throw new ApiError(400, "exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)");
     }
-    const result = await deps.concurrency.run(() => rangeQuery(deps.store.querier(tenant, budgetOf(tenant)), expr, start, end, step));
-    return success(c, result);
+    return successJson(c, await runQuery(tenant, (q, budget) => rangeQueryJson(q, expr, start, end, step, { budget })));
   };
 
   /** the series of the tenant matching any match[] selector (all when none) with data in [start, end] */
@@ -144,6 +150,10 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     tenantOf(c, deps.gate);
     const p = await paramsOf(c);
     parse(p.get("query"));
+    // Prometheus checks the range even though nothing is kept (web/api/v1 queryExemplars)
+    const start = parseTimeParam(p.get("start"), "start") ?? MIN_TIME;
+    const end = parseTimeParam(p.get("end"), "end") ?? MAX_TIME;
+    if (end < start) throw new ApiError(400, "end timestamp must not be before start timestamp");
     // exemplars are not kept (max_global_exemplars_per_user is 0, as Mimir's default)
     return success(c, []);
   };

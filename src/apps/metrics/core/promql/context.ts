@@ -1,10 +1,19 @@
 // What evaluation of one expression over a run of steps needs: the steps, the
-// query-wide times and the data fetched for every selector.
+// query-wide times, the data fetched for every selector, the subqueries
+// evaluated beforehand and what the query may still spend.
+import type { QueryBudget } from "../query-budget.ts";
+import type { SubqueryExpr } from "./ast.ts";
 import type { QueryTimes, SelectorData } from "./fetch.ts";
+import type { RawSeries } from "./series.ts";
 
 export interface EvalContext {
   times: QueryTimes;
   data: SelectorData;
+  /** every subquery's points over all the steps it is evaluated at (subquery.ts) */
+  subqueries: Map<SubqueryExpr, RawSeries[]>;
+  budget: QueryBudget;
+  /** per node, what it must remember across the slices of one evaluation (slices.ts) */
+  memo: Map<object, Map<string, object>>;
   /** first step's time, ms */
   start: number;
   /** ms between steps (1 for an instant evaluation) */
@@ -13,3 +22,10 @@ export interface EvalContext {
 }
 
 export const stepTime = (ctx: EvalContext, step: number): number => ctx.start + step * ctx.interval;
+
+/** the node's memory across slices: one map per node and evaluation */
+export function sourcesOf(ctx: EvalContext, node: object): Map<string, object> {
+  let m = ctx.memo.get(node);
+  if (!m) ctx.memo.set(node, (m = new Map()));
+  return m;
+}

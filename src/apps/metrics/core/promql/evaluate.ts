@@ -6,10 +6,27 @@ import { evalBinary } from "./binary.ts";
 import type { EvalContext } from "./context.ts";
 import { evalCall } from "./functions.ts";
 import { evalVectorSelector, forEachWindow, matrixSource, type RangeSource } from "./selectors.ts";
-import { dropMetricName, mergeSameLabels, type RawSeries, type StepSeries, type Value } from "./series.ts";
+import { checkDeadline, holdSamples } from "../query-budget.ts";
+import { dropMetricName, mergeSameLabels, pointsOf, type RawSeries, type StepSeries, type Value } from "./series.ts";
 import { subquerySource } from "./subquery.ts";
 
+/**
+ * Evaluates an expression over the context's steps. What it returns stays
+ * counted against the query's max samples until its parent is done with it:
+ * the points of the operands are released, the result's held (Prometheus's
+ * currentSamples); the query's time budget is checked at every node.
+ */
 export function evaluate(e: Expr, ctx: EvalContext): Value {
+  const budget = ctx.budget;
+  checkDeadline(budget);
+  const held = budget.samples;
+  const value = evaluateNode(e, ctx);
+  budget.samples = held;
+  holdSamples(budget, pointsOf(value));
+  return value;
+}
+
+function evaluateNode(e: Expr, ctx: EvalContext): Value {
   switch (e.kind) {
     case "number":
       return { type: "scalar", values: new Float64Array(ctx.numSteps).fill(e.value) };
@@ -60,8 +77,13 @@ function rangeAtInstant(e: MatrixSelector | SubqueryExpr, ctx: EvalContext): Raw
   const first: EvalContext = { ...ctx, numSteps: 1 };
   for (const s of src.series) {
     forEachWindow(s, src, first, (_step, lo, hi) => {
-      out.push({ labels: s.labels, t: Array.prototype.slice.call(s.t, lo, hi), v: Array.prototype.slice.call(s.v, lo, hi) });
+      out.push({ labels: s.labels, t: part(s.t, lo, hi), v: part(s.v, lo, hi) });
     });
   }
   return out;
+}
+
+/** samples [lo, hi) of a column: a view of a typed array (no copy of millions of samples), else a copy */
+function part(column: ArrayLike<number>, lo: number, hi: number): ArrayLike<number> {
+  return column instanceof Float64Array ? column.subarray(lo, hi) : Array.prototype.slice.call(column, lo, hi);
 }

@@ -9,7 +9,11 @@ import type { Labels, Matcher, SampleQuerier } from "../types.ts";
 import type { Expr } from "./ast.ts";
 import { documentedType, typeOf } from "./ast.ts";
 import type { EvalContext } from "./context.ts";
-import { evaluate } from "./evaluate.ts";
+import { createTimeSlicer } from "../../../../lib/time-slice.ts";
+import { newBudget, QUERY_SLICE_MS, type QueryBudget } from "../query-budget.ts";
+import { instantJson, rangeJson, sortedLabels } from "./render-json.ts";
+import { evaluateSliced } from "./slices.ts";
+import { evaluateSubqueries } from "./subquery.ts";
 import { fetchData, type QueryTimes } from "./fetch.ts";
 import { formatSampleValue } from "./format.ts";
 import { parsePromQL } from "./parse.ts";
@@ -26,6 +30,8 @@ export interface QueryOptions {
   lookbackDelta?: number;
   /** the step of subqueries written without one, ms (default 1m, the default evaluation interval) */
   subqueryStep?: number;
+  /** max samples and time of the query; the SampleQuerier should count into the same one */
+  budget?: QueryBudget;
 }
 
 export type QueryResult =
@@ -37,12 +43,7 @@ export type QueryResult =
 const DEFAULT_LOOKBACK = 300_000;
 const DEFAULT_SUBQUERY_STEP = 60_000;
 
-/** labels with their names in order, as Prometheus writes them */
-function sorted(labels: Labels): Labels {
-  const out: Labels = {};
-  for (const n of Object.keys(labels).sort()) out[n] = labels[n]!;
-  return out;
-}
+const sorted = sortedLabels;
 
 const toExpr = (expr: Expr | string): Expr => (typeof expr === "string" ? parsePromQL(expr) : expr);
 
@@ -57,10 +58,48 @@ async function run(q: SampleQuerier, expr: Expr, start: number, end: number, int
     lookback: opts.lookbackDelta || DEFAULT_LOOKBACK,
     subqueryStep: opts.subqueryStep || DEFAULT_SUBQUERY_STEP,
   };
+  // the store counts the samples it loads into the same budget
+  const budget = opts.budget ?? newBudget(0, 0);
   const data = await fetchData(q, expr, times);
   const numSteps = end < start ? 0 : Math.floor((end - start) / interval) + 1;
-  const ctx: EvalContext = { times, data, start, interval, numSteps };
-  return evaluate(expr, ctx);
+  const ctx: EvalContext = { times, data, subqueries: new Map(), memo: new Map(), budget, start, interval, numSteps };
+  const slicer = createTimeSlicer(QUERY_SLICE_MS);
+  await evaluateSubqueries(expr, ctx, slicer);
+  return evaluateSliced(expr, ctx, slicer);
+}
+
+/** an expression a range query may evaluate: a scalar or an instant vector */
+function rangeExpr(expr: Expr | string): Expr {
+  const e = toExpr(expr);
+  const type = typeOf(e);
+  if (type !== "scalar" && type !== "vector") {
+    // reported by Prometheus's API handler, hence the parameter prefix here
+    throw new ApiError(
+      400,
+      `invalid parameter "query": invalid expression type ${JSON.stringify(documentedType(type))} for range query, must be Scalar or instant Vector`,
+    );
+  }
+  return e;
+}
+
+/**
+ * The HTTP API's `data` of an instant query as JSON text (JSON.stringify of
+ * instantQuery's result), rendered in time slices within the query's budget.
+ */
+export async function instantQueryJson(q: SampleQuerier, expr: Expr | string, timeMs: number, opts: QueryOptions & { budget: QueryBudget }): Promise<string> {
+  return instantJson(await run(q, toExpr(expr), timeMs, timeMs, 1, opts), timeMs, opts.budget);
+}
+
+/** the same for a range query (rangeQuery's result) */
+export async function rangeQueryJson(
+  q: SampleQuerier,
+  expr: Expr | string,
+  startMs: number,
+  endMs: number,
+  stepMs: number,
+  opts: QueryOptions & { budget: QueryBudget },
+): Promise<string> {
+  return rangeJson(await run(q, rangeExpr(expr), startMs, endMs, stepMs, opts), startMs, stepMs, opts.budget);
 }
 
 /** evaluates at one time; the result type is the expression's */
@@ -95,15 +134,7 @@ export async function rangeQuery(
   stepMs: number,
   opts: QueryOptions = {},
 ): Promise<QueryResult> {
-  const e = toExpr(expr);
-  const type = typeOf(e);
-  if (type !== "scalar" && type !== "vector") {
-    // reported by Prometheus's API handler, hence the parameter prefix here
-    throw new ApiError(
-      400,
-      `invalid parameter "query": invalid expression type ${JSON.stringify(documentedType(type))} for range query, must be Scalar or instant Vector`,
-    );
-  }
+  const e = rangeExpr(expr);
   const value = await run(q, e, startMs, endMs, stepMs, opts);
   const time = (step: number) => (startMs + step * stepMs) / 1000;
   if (value.type === "scalar") {

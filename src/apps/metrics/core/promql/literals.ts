@@ -5,7 +5,17 @@
 const UNIT_MS: Record<string, number> = { y: 31_536_000_000, w: 604_800_000, d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
 const DURATION = /^(?:(\d+)y)?(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/;
 
-/** a Prometheus duration in ms, or undefined when the text is not one */
+/**
+ * The longest duration Prometheus represents, in ms: a Go time.Duration is an
+ * int64 of nanoseconds (about 292 years).
+ */
+export const MAX_DURATION_MS = 9_223_372_036_854;
+
+/**
+ * A Prometheus duration in ms, or undefined when the text is not one;
+ * Infinity when it is one but overflows a Go time.Duration
+ * (model.ParseDuration's "duration out of range").
+ */
 export function parseDurationMs(text: string): number | undefined {
   if (text === "0") return 0;
   const m = DURATION.exec(text);
@@ -16,7 +26,7 @@ export function parseDurationMs(text: string): number | undefined {
     const n = m[i + 1];
     if (n !== undefined) total += Number(n) * UNIT_MS[units[i]!]!;
   }
-  return total;
+  return total > MAX_DURATION_MS ? Infinity : total;
 }
 
 /** a number as Go's ParseInt(s, 0, 64) || ParseFloat(s, 64) reads it; NaN when invalid */

@@ -10,7 +10,7 @@ import type {
 import { FUNCTIONS, isSetOp } from "./ast.ts";
 import { checkExpr } from "./check.ts";
 import { diagnose } from "./diagnose.ts";
-import { parseDurationMs, parseGoNumber, unquote } from "./literals.ts";
+import { MAX_DURATION_MS, parseDurationMs, parseGoNumber, unquote } from "./literals.ts";
 import { PromQLParseError, quoteString } from "./parse-error.ts";
 import { anchoredRegex, RegexError } from "../matchers.ts";
 
@@ -122,6 +122,7 @@ class Builder {
     const sign = raw[0] === "-" ? -1 : 1;
     const body = raw.replace(/^[+-]/, "");
     const duration = /[a-zA-Z]$/.test(body) && !/^(inf|nan)$/i.test(body) && !/^0x/i.test(body) ? parseDurationMs(body) : undefined;
+    if (duration === Infinity) return this.fail(n.from, "duration out of range");
     if (duration !== undefined) return (sign * duration) / 1000;
     const value = parseGoNumber(body);
     if (Number.isNaN(value) && body.toLowerCase() !== "nan") {
@@ -146,9 +147,12 @@ class Builder {
     }
     const text = this.text(n);
     const d = parseDurationMs(text);
+    if (d === Infinity) return this.fail(n.from, "duration out of range");
     if (d !== undefined) return d;
     const seconds = parseGoNumber(text);
     if (!Number.isFinite(seconds)) return this.fail(n.from, `not a valid duration string: ${quoteString(text)}`);
+    // a number of seconds beyond a Go time.Duration (int64 ns) is out of range as well
+    if (Math.abs(seconds * 1000) > MAX_DURATION_MS) return this.fail(n.from, "duration out of range");
     return Math.round(seconds * 1000);
   }
 

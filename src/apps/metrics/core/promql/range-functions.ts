@@ -3,7 +3,7 @@
 // Prometheus counterpart in promql/functions.go, float samples only.
 import type { Call, Expr } from "./ast.ts";
 import { unwrapParens } from "./ast.ts";
-import { stepTime, type EvalContext } from "./context.ts";
+import { sourcesOf, stepTime, type EvalContext } from "./context.ts";
 import { evalScalar } from "./evaluate.ts";
 import { kahan, kahanAdd, quantile } from "./math.ts";
 import { forEachWindow, matrixSource, type RangeSource } from "./selectors.ts";
@@ -243,6 +243,7 @@ export function evalRangeFunction(call: Call, ctx: EvalContext): StepSeries[] {
   const keepName = call.func === "last_over_time";
   const w: Window = { start: 0, end: 0, range: src.range, ts: 0, param: NaN };
   const out: StepSeries[] = [];
+  const inputs: object[] = [];
   for (const s of src.series) {
     const steps: number[] = [];
     const values: number[] = [];
@@ -257,9 +258,13 @@ export function evalRangeFunction(call: Call, ctx: EvalContext): StepSeries[] {
         values.push(value);
       }
     });
-    if (steps.length > 0) out.push({ labels: keepName ? s.labels : dropMetricName(s.labels), steps, values });
+    if (steps.length > 0) {
+      out.push({ labels: keepName ? s.labels : dropMetricName(s.labels), steps, values });
+      // the labels object is the input series' identity in every slice (stale-free copies keep it)
+      inputs.push(s.labels);
+    }
   }
-  assertUniqueLabels(out);
+  assertUniqueLabels(out, inputs, sourcesOf(ctx, call));
   return out;
 }
 

@@ -43,7 +43,8 @@ export function evalVectorSelector(vs: VectorSelector, ctx: EvalContext, timesta
         }
       }
     } else {
-      let j = 0;
+      // start at the first step's sample (a slice of a longer evaluation starts midway)
+      let j = ctx.numSteps > 0 ? lastAtOrBefore(t, stepTime(ctx, 0) - vs.offset) + 1 : 0;
       for (let i = 0; i < ctx.numSteps; i++) {
         const ref = stepTime(ctx, i) - vs.offset;
         while (j < n && t[j]! <= ref) j++;
@@ -108,8 +109,10 @@ export function forEachWindow(
     if (hi > lo) for (let i = 0; i < ctx.numSteps; i++) each(i, lo, hi, end);
     return;
   }
-  let lo = 0;
-  let hi = 0;
+  // start at the first step's window (a slice of a longer evaluation starts midway)
+  const firstEnd = stepTime(ctx, 0) - src.offset;
+  let lo = lastAtOrBefore(t, firstEnd - src.range) + 1;
+  let hi = Math.max(lo, lastAtOrBefore(t, firstEnd) + 1);
   for (let i = 0; i < ctx.numSteps; i++) {
     const end = stepTime(ctx, i) - src.offset;
     const start = end - src.range;

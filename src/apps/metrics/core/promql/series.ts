@@ -28,6 +28,23 @@ export type Value =
   /** a range vector, only ever the top of an instant query */
   | { type: "matrix"; series: RawSeries[] };
 
+/** how many samples or points a value holds, as the max samples limit counts them */
+export function pointsOf(v: Value): number {
+  let n = 0;
+  switch (v.type) {
+    case "scalar":
+      return v.values.length;
+    case "string":
+      return 0;
+    case "vector":
+      for (const s of v.series) n += s.steps.length;
+      return n;
+    case "matrix":
+      for (const s of v.series) n += s.t.length;
+      return n;
+  }
+}
+
 export const duplicateLabelset = () => new ApiError(422, "vector cannot contain metrics with the same labelset");
 
 /** an execution error, rendered as Prometheus's 422 "execution" error */
@@ -140,14 +157,19 @@ export function mergeSameLabels(series: StepSeries[]): StepSeries[] {
   return out;
 }
 
-/** fails when two series share a label set at all (Prometheus's check after range-vector functions) */
-export function assertUniqueLabels(series: StepSeries[]): void {
-  if (series.length < 2) return;
-  const seen = new Set<string>();
-  for (const s of series) {
-    const key = labelsKey(s.labels);
-    if (seen.has(key)) throw duplicateLabelset();
-    seen.add(key);
+/**
+ * Fails when two series share a label set at all (Prometheus's check after
+ * range-vector functions, over the whole range). `sources` remembers, for
+ * the node across the slices of one evaluation (slices.ts), which input series
+ * each label set came from, so two inputs never overlapping in time are still
+ * caught when they fall in different slices.
+ */
+export function assertUniqueLabels(series: StepSeries[], inputs: readonly object[], sources: Map<string, object>): void {
+  for (let i = 0; i < series.length; i++) {
+    const key = labelsKey(series[i]!.labels);
+    const from = sources.get(key);
+    if (from !== undefined && from !== inputs[i]) throw duplicateLabelset();
+    sources.set(key, inputs[i]!);
   }
 }
 

@@ -1,0 +1,106 @@
+// Issue 16 #2: one PromQL request may not exhaust memory nor freeze the
+// process. The samples a query holds (loaded samples, subquery steps,
+// intermediate points) are capped per tenant with Prometheus's 422, a query
+// has a time budget (query_timeout, Prometheus's 503 timeout), and a long
+// evaluation runs in slices so other requests are served meanwhile.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { useServer } from "../helpers/server.ts";
+import { metricsClient } from "./helpers.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "outpost-qcost-"));
+const runtimeFile = join(dir, "runtime.yaml");
+writeFileSync(
+  runtimeFile,
+  ["overrides:", "  small:", "    max_samples_per_query: 10000", "  slow:", "    query_timeout: 1ms", "  heavy:", "    max_samples_per_query: 0", ""].join("\n"),
+);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const TOO_MANY = { status: "error", errorType: "execution", error: "query processing would load too many samples into memory in query execution" };
+
+describe("query cost: max samples, query_timeout, slices", () => {
+  const ctx = useServer({ "metrics.runtime_config_file": runtimeFile });
+  const m = () => metricsClient(ctx.server.urls.metrics!);
+
+  it("count_over_time(vector(1)[4d:10ms]) at the default limits is 422 with Prometheus's body", async () => {
+    const r = await m().query("anyone", "count_over_time(vector(1)[4d:10ms])");
+    expect(r.status).toBe(422);
+    expect(r.body).toEqual(TOO_MANY);
+    // the same through query_range and a nested subquery
+    const range = await m().get("/prometheus/api/v1/query_range", "anyone", {
+      query: "max_over_time(count_over_time(vector(1)[2d:10ms])[1h:1m])",
+      start: "1700000000",
+      end: "1700003600",
+      step: "60",
+    });
+    expect(range.status).toBe(422);
+    expect(range.body).toEqual(TOO_MANY);
+  }, 60_000);
+
+  it("a per-tenant override changes the cap", async () => {
+    // 3600 steps and 3600 points: over the tenant's 10000 only when held with more
+    const ok = await m().query("small", "count_over_time(vector(1)[1h:1s])", 1_700_000_000_000);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.result[0].value[1]).toBe("3600");
+    const refused = await m().query("small", "count_over_time(vector(1)[2h:1s])", 1_700_000_000_000);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual(TOO_MANY);
+    // the default tenant has the default cap
+    expect((await m().query("other", "count_over_time(vector(1)[2h:1s])", 1_700_000_000_000)).status).toBe(200);
+    // samples loaded from the store count as well
+    const t = Date.now() - 3_600_000;
+    const samples = Array.from({ length: 6000 }, (_, i) => [t + i * 500, i] as [number, number]);
+    expect((await m().push("small", [{ labels: { __name__: "many" }, samples: samples.slice(0, 3000) }])).status).toBe(200);
+    expect((await m().push("small", [{ labels: { __name__: "many", k: "2" }, samples: samples.slice(3000) }, { labels: { __name__: "many", k: "3" }, samples }])).status).toBe(200);
+    const loaded = await m().query("small", "count_over_time(many[2h])", t + 3_000_000);
+    expect(loaded.status).toBe(422);
+    expect(loaded.body).toEqual(TOO_MANY);
+  }, 60_000);
+
+  it("a query running longer than query_timeout is 503 timeout", async () => {
+    const r = await m().query("slow", "count_over_time(vector(1)[1d:1s])", 1_700_000_000_000);
+    expect(r.status).toBe(503);
+    expect(r.body).toEqual({ status: "error", errorType: "timeout", error: "query timed out in expression evaluation" });
+  }, 60_000);
+
+  it("a recording rule evaluation has the same cap: the rule is err with Prometheus's message", async () => {
+    const group = "name: bomb\ninterval: 1s\nrules:\n  - record: bomb:count\n    expr: count_over_time(vector(1)[4d:10ms])\n";
+    const posted = await m().raw("/prometheus/config/v1/rules/ns", { method: "POST", tenant: "ruled", body: group, headers: { "Content-Type": "application/yaml" } });
+    expect(posted.status).toBe(202);
+    const deadline = Date.now() + 30_000;
+    let lastError = "";
+    while (Date.now() < deadline && !lastError) {
+      const rules = await m().get("/prometheus/api/v1/rules", "ruled");
+      lastError = rules.body.data.groups[0]?.rules[0]?.lastError ?? "";
+      if (!lastError) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(lastError).toContain("query processing would load too many samples into memory in query execution");
+  }, 60_000);
+
+  it("while a heavy (allowed) query runs, /ready, /api/health and another tenant's push are answered first", async () => {
+    const order: string[] = [];
+    const heavy = m()
+      .query("heavy", "count_over_time(vector(1)[3d:100ms])", 1_700_000_000_000)
+      .then((r) => {
+        order.push("heavy");
+        return r;
+      });
+    // let the heavy query start evaluating
+    await new Promise((r) => setTimeout(r, 50));
+    const probes = await Promise.all([
+      m().raw("/ready").then((r) => (order.push("ready"), r)),
+      fetch(`${ctx.server.urls.dashboard}/api/health`).then((r) => (order.push("health"), r)),
+      m()
+        .push("pusher", [{ labels: { __name__: "alive" }, samples: [[Date.now(), 1]] }])
+        .then((r) => (order.push("push"), r)),
+    ]);
+    expect(probes.map((p) => p.status)).toEqual([200, 200, 200]);
+    const done = await heavy;
+    expect(done.status).toBe(200);
+    expect(done.body.data.result[0].value[1]).toBe(String(3 * 86_400 * 10));
+    // the probes did not wait for the heavy query to finish
+    expect(order.indexOf("heavy")).toBe(3);
+  }, 120_000);
+});
