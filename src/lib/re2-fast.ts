@@ -103,3 +103,88 @@ function caseless(alts: string[], shape: Shape): (input: string) => boolean {
   const re = new RegExp(shape === "exact" ? `^(?:${body})$` : shape === "prefix" ? `^(?:${body})` : shape === "suffix" ? `(?:${body})$` : body, "iu");
   return (s) => re.test(s);
 }
+
+/** escapes that stand for one position or class and take no operand: skipped, they end a literal run */
+const CLASS_ESCAPES = new Set("dDwWsSbBAz");
+
+/**
+ * The longest literal every match must contain, or undefined: a prefilter
+ * (`input.includes(it)` before the engine runs) for patterns that are not
+ * one of the shapes above, like `user=\d+ .*timeout` (needs "timeout").
+ * Conservative: top-level alternations, case-insensitive flags and escapes
+ * with operands (\x41, \pL, \Q...\E) give none; groups and classes are
+ * skipped; a literal followed by ?, * or {…} loses its last character.
+ */
+export function requiredLiteral(source: string): string | undefined {
+  if (/\(\?[a-zA-Z-]*i/.test(source)) return undefined;
+  const runs: string[] = [];
+  let run = "";
+  const end = () => {
+    if (run) runs.push(run);
+    run = "";
+  };
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === "|") return undefined;
+    if (c === "\\") {
+      const next = source[i + 1];
+      if (next === undefined) return undefined;
+      if (ASCII_PUNCT.test(next)) run += next;
+      else if (CLASS_ESCAPES.has(next)) end();
+      else return undefined;
+      i++;
+    } else if (c === "(") {
+      end();
+      i = skipGroup(source, i);
+      if (i < 0) return undefined;
+    } else if (c === "[") {
+      end();
+      i = skipClass(source, i);
+      if (i < 0) return undefined;
+    } else if (c === "?" || c === "*" || c === "{") {
+      // the character before was optional (or repeated a count we do not read)
+      run = run.slice(0, -(run.length ? lastCharLength(run) : 0));
+      end();
+    } else if (c === "+") {
+      end();
+    } else if (META.has(c)) end();
+    else run += c;
+  }
+  end();
+  const best = runs.reduce((a, b) => (b.length > a.length ? b : a), "");
+  return best.length >= 3 ? best : undefined;
+}
+
+const lastCharLength = (s: string) => (s.length >= 2 && /[\udc00-\udfff]/.test(s[s.length - 1]!) && /[\ud800-\udbff]/.test(s[s.length - 2]!) ? 2 : 1);
+
+/** the index of the `)` closing the group opened at `open`, or -1 */
+function skipGroup(source: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "[") {
+      i = skipClass(source, i);
+      if (i < 0) return -1;
+    } else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** the index of the `]` closing the class opened at `open` (`[]a]`, `[^]a]`, `[[:alpha:]]`), or -1 */
+function skipClass(source: string, open: number): number {
+  let i = open + 1;
+  if (source[i] === "^") i++;
+  if (source[i] === "]") i++;
+  for (; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "[" && source[i + 1] === ":") {
+      const close = source.indexOf(":]", i + 2);
+      if (close < 0) return -1;
+      i = close + 1;
+    } else if (c === "]") return i;
+  }
+  return -1;
+}

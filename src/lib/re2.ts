@@ -7,9 +7,10 @@
 // docs/choices.md "Regular expressions" for the measurements behind the choice.
 // Patterns that are literals or simple alternations of literals are answered
 // without the engine (src/lib/re2-fast.ts), as Prometheus's FastRegexMatcher
-// and Loki's line filter simplification do.
+// and Loki's line filter simplification do; others skip inputs lacking a
+// literal every match needs before running the engine.
 import { RE2JS, RE2JSException } from "re2js";
-import { fastTester } from "./re2-fast.ts";
+import { fastTester, requiredLiteral } from "./re2-fast.ts";
 
 /** a pattern RE2 refuses; `message` is Go's regexp error text ("error parsing regexp: missing closing ): `(a`") */
 export class RegexSyntaxError extends Error {}
@@ -45,7 +46,8 @@ function compile(source: string, wrapped: string, anchored: boolean): Regex {
     if (err instanceof RE2JSException) throw new RegexSyntaxError(err.message);
     throw err;
   }
-  const engineTest = (input: string) => re.test(input);
+  const needed = requiredLiteral(source);
+  const engineTest = needed === undefined ? (input: string) => re.test(input) : (input: string) => input.includes(needed) && re.test(input);
   let names: (string | undefined)[] | undefined;
   const regex: Regex = {
     source,

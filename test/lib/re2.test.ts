@@ -4,14 +4,18 @@
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { compileAnchored, compileUnanchored, expandTemplate, replaceAll } from "../../src/lib/re2.ts";
-import { fastTester } from "../../src/lib/re2-fast.ts";
+import { fastTester, requiredLiteral } from "../../src/lib/re2-fast.ts";
 
 const PATTERNS = [
   "", "foo", "foo|bar", "(foo|bar)", "(?:foo|bar)", "foo.*", ".*foo", ".*foo.*", "(foo|bar).*", ".*(foo|bar)", ".*(?:a|b).*",
   "(?i)foo", "(?i)FOO|bar", "(?i).*foo.*", "(?i)(k|s).*", "a\\.b", "a\\.b.*", "\\.*", "a|b.*", ".*a|b", "(a)|(b)", "foo\\|bar",
   "x-y", "a/b", "ünï|código", ".*\\*.*", "a.b",
+  // not shortcuts, but prefiltered by a required literal
+  "user=\\d+ .*timeout", "ab?cde", "abc*d", "ab{2}cdef", "x(abc|def)yz", "[abc]defg", "abc+de", "(?i)abcdef", "a\\.bcd.*e", "\\Qabc\\E",
+  "abc|defgh", "[]x]yyy", "(a[)]b)ccc", "foo{bar", "😀😀x?",
 ];
-const INPUTS = ["", "foo", "bar", "FOO", "xfoo", "foox", "xfoox", "a.b", "a.bc", "axb", "a", "b", "ab", "ba", "...", "\u212A", "\u017F", "s", "K",
+const INPUTS = ["user=12 a timeout", "user= timeout", "acde", "abcde", "abde", "abd", "abbcdef", "abcdef", "xabcyz", "xdefyz", "adefg", "abccde", "ABCDEF",
+  "a.bcde", "abc", "defgh", "]yyy", "a)bccc", "foo{bar", "😀😀", "😀", "😀😀x", "", "foo", "bar", "FOO", "xfoo", "foox", "xfoox", "a.b", "a.bc", "axb", "a", "b", "ab", "ba", "...", "\u212A", "\u017F", "s", "K",
   "foo|bar", "x-y", "a/b", "ünï", "código", "x*y", "line\nfoo", "foo\n", "\u212Aoo", "f\u212Ao"];
 
 describe("re2 shortcuts agree with the engine", () => {
@@ -32,6 +36,17 @@ describe("re2 shortcuts agree with the engine", () => {
       expect(shortcuts).toBeGreaterThan(15);
     });
   }
+});
+
+describe("required literals (prefilter)", () => {
+  it("are the longest run every match needs; none where unsure", () => {
+    const cases: Array<[string, string | undefined]> = [
+      ["user=\\d+ .*timeout", "timeout"], ["ab?cde", "cde"], ["abcd*e", "abc"], ["x(abc|def)yz", undefined], ["abc|defgh", undefined],
+      ["(?i)abcdef", undefined], ["\\Qabcdef\\E", undefined], ["status=5\\d\\d", "status=5"], ["(api|web)-prod-[0-9]+\\..*", "-prod-"],
+      ["abcd{2}", "abc"], ["ab\\.cd", "ab.cd"], ["[a-z]+:abc", ":abc"],
+    ];
+    for (const [p, want] of cases) expect({ p, got: requiredLiteral(p) }).toEqual({ p, got: want });
+  });
 });
 
 describe("Go's Regexp.Expand and ReplaceAllString", () => {
