@@ -10,23 +10,13 @@
 //   append    XorAppender.append per sample (reset between chunks)
 //   decode    decodeXorChunk per chunk (allocates its two arrays)
 //   into      decodeXorChunkInto all chunks' samples into one pair of arrays
+import { rng } from "./lib.ts";
 import { decodeXorChunk, decodeXorChunkInto, encodeXorChunk, XorAppender } from "../src/apps/metrics/core/xor-chunk.ts";
 
 const CHUNKS = Number(process.env.CHUNKS ?? 10_000);
 const SAMPLES = 120;
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const STEP = 15_000;
-
-/** seeded PRNG (mulberry32) so runs compare */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Data {
   t: Float64Array[];

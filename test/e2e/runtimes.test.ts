@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { denoBin, nodeBundle, repoRoot } from "../helpers/paths.ts";
 import { freePortArgs, startChild } from "../helpers/process.ts";
 import { ensureBuilt } from "../helpers/build.ts";
+import { expectRe2 } from "../helpers/re2-probe.ts";
 
 describe("other runtimes", () => {
   it("deno run src/main.ts serve -> /api/health ok", async () => {
@@ -18,6 +19,7 @@ describe("other runtimes", () => {
       expect((await res.json()).database).toBe("ok");
       expect(await (await fetch(`${server.urls.logs}/ready`)).text()).toBe("ready\n");
       expect(server.stderr()).toMatch(/runtime="deno 2\./);
+      await expectRe2(server.urls);
     } finally {
       expect(await server.stop("SIGTERM")).toBe(0);
     }
@@ -31,6 +33,7 @@ describe("other runtimes", () => {
       expect((await res.json()).database).toBe("ok");
       expect((await fetch(`${server.urls.dashboard}/`)).status).toBe(200);
       expect(server.stderr()).toMatch(/runtime="node \d+/);
+      await expectRe2(server.urls);
     } finally {
       expect(await server.stop("SIGTERM")).toBe(0);
     }

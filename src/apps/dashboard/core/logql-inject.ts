@@ -7,6 +7,7 @@
 // again and checked, so a query can never come out with an unrestricted
 // selector. OR that one selector cannot say exactly is refused (fail closed).
 import { badRequest, forbidden } from "../../../lib/errors.ts";
+import { compileAnchored } from "../../../lib/re2.ts";
 import {
   matcherKey, matchersOf, parseLogQLTree, renderSelector, selectorNodes, type LabelMatcher,
 } from "./logql-matchers.ts";
@@ -38,8 +39,8 @@ export function parseRule(text: string, what = "rule"): LabelMatcher[] {
   for (const m of matchers) {
     if (m.op !== "=~" && m.op !== "!~") continue;
     try {
-      // unicode mode is strict: a pattern it accepts is one whole group wherever it is placed
-      new RegExp(m.value, "u");
+      // RE2, as the log store compiles it; checked alone, so it is one whole group wherever it is placed
+      compileAnchored(m.value);
     } catch (err) {
       throw invalid(`invalid regular expression in ${m.name}${m.op}: ${(err as Error).message}`);
     }

@@ -5,6 +5,7 @@
 import { parser } from "@grafana/lezer-logql";
 import type { SyntaxNode } from "@lezer/common";
 import { ApiError } from "../../../../lib/errors.ts";
+import { compileAnchored, compileUnanchored, RegexSyntaxError, type Regex } from "../../../../lib/re2.ts";
 import { parseDuration } from "../../../../lib/units.ts";
 
 export type MatchOp = "=" | "!=" | "=~" | "!~";
@@ -13,14 +14,14 @@ export interface Matcher {
   op: MatchOp;
   value: string;
   /** anchored, for =~ and !~ */
-  re?: RegExp;
+  re?: Regex;
 }
 
 export type LineFilterOp = "|=" | "!=" | "|~" | "!~";
 export interface LineFilter {
   op: LineFilterOp;
   value: string;
-  re?: RegExp;
+  re?: Regex;
 }
 
 export type LabelFilter =
@@ -114,12 +115,17 @@ export function unquote(raw: string): string {
   }
 }
 
-/** a regular expression anchored at both ends, as the real product's matchers are */
-export function anchored(source: string, context: string): RegExp {
+/**
+ * A user regex in RE2 (linear time, src/lib/re2.ts): matchers are anchored as
+ * ^(?s:re)$, line filters are not. A pattern RE2 refuses is the real
+ * product's 400: `parse error : error parsing regexp: missing closing ): `(a``.
+ */
+function regex(source: string, anchored: boolean): Regex {
   try {
-    return new RegExp(`^(?:${source})$`, "su");
+    return anchored ? compileAnchored(source) : compileUnanchored(source);
   } catch (err) {
-    throw parseError(`parse error : error parsing regexp in ${context}: ${(err as Error).message}`);
+    if (err instanceof RegexSyntaxError) throw parseError(`parse error : ${err.message}`);
+    throw err;
   }
 }
 
@@ -174,7 +180,7 @@ class Reader {
     if (!opNode || !str) return this.unsupported(n);
     const op = this.text(opNode) as MatchOp;
     const value = unquote(this.text(str));
-    return op === "=~" || op === "!~" ? { name, op, value, re: anchored(value, `matcher ${name}`) } : { name, op, value };
+    return op === "=~" || op === "!~" ? { name, op, value, re: regex(value, true) } : { name, op, value };
   }
 
   pipeline(n: SyntaxNode, stages: Stage[]): void {
@@ -214,7 +220,7 @@ class Reader {
         const strings = c.getChildren("String");
         if (strings.length !== 1) return this.unsupported(c);
         const value = unquote(this.text(strings[0]!));
-        const filter: LineFilter = op === "|~" || op === "!~" ? { op, value, re: regexOf(value) } : { op, value };
+        const filter: LineFilter = op === "|~" || op === "!~" ? { op, value, re: regex(value, false) } : { op, value };
         stages.push({ kind: "line", filter });
       }
     }
@@ -308,10 +314,3 @@ class Reader {
   }
 }
 
-function regexOf(source: string): RegExp {
-  try {
-    return new RegExp(source, "su");
-  } catch (err) {
-    throw parseError(`parse error : error parsing regexp: ${(err as Error).message}`);
-  }
-}

@@ -8,7 +8,8 @@ import { evalScalar, evalVector } from "./evaluate.ts";
 import { parseGoFloat } from "./literals.ts";
 import { bucketQuantile, type Bucket } from "./math.ts";
 import { absentLabels, evalRangeFunction, isRangeFunction } from "./range-functions.ts";
-import { anchoredRegex, RegexError } from "../matchers.ts";
+import { anchoredRegex, RegexSyntaxError } from "../matchers.ts";
+import { expandTemplate, type Regex } from "../../../../lib/re2.ts";
 import { evalVectorSelector } from "./selectors.ts";
 import {
   dropMetricName, execError, keyWithoutLabels, labelsKey, mergeSameLabels, SeriesCollector, withLabel, type StepSeries, type Value,
@@ -188,11 +189,11 @@ function labelReplace(args: Expr[], ctx: EvalContext): StepSeries[] {
   const replacement = stringArg(args[2]!);
   const src = stringArg(args[3]!);
   const regexText = stringArg(args[4]!);
-  let re: RegExp;
+  let re: Regex;
   try {
     re = anchoredRegex(regexText);
   } catch (err) {
-    if (err instanceof RegexError) throw execError(`invalid regular expression in label_replace(): ${regexText}`);
+    if (err instanceof RegexSyntaxError) throw execError(`invalid regular expression in label_replace(): ${regexText}`);
     throw err;
   }
   if (dst === "") throw execError(`invalid destination label name in label_replace(): ${dst}`);
@@ -201,40 +202,6 @@ function labelReplace(args: Expr[], ctx: EvalContext): StepSeries[] {
     return m ? { ...s, labels: withLabel(s.labels, dst, expandTemplate(replacement, m)) } : s;
   });
   return mergeSameLabels(out);
-}
-
-/** Go's regexp.Expand: $1, ${1}, $name, ${name}, $$; a longest-name rule makes "$1x" the group "1x" */
-export function expandTemplate(template: string, m: RegExpExecArray): string {
-  let out = "";
-  let i = 0;
-  while (i < template.length) {
-    const dollar = template.indexOf("$", i);
-    if (dollar < 0) break;
-    out += template.slice(i, dollar);
-    i = dollar + 1;
-    if (template[i] === "$") {
-      out += "$";
-      i++;
-      continue;
-    }
-    const brace = template[i] === "{";
-    const nameStart = brace ? i + 1 : i;
-    let j = nameStart;
-    while (j < template.length && /[\p{L}\p{N}_]/u.test(template[j]!)) j++;
-    if (j === nameStart || (brace && template[j] !== "}")) {
-      out += "$";
-      continue;
-    }
-    const name = template.slice(nameStart, j);
-    i = brace ? j + 1 : j;
-    if (/^\d+$/.test(name) && !(name[0] === "0" && name.length > 1)) {
-      const n = Number(name);
-      if (n < m.length) out += m[n] ?? "";
-    } else {
-      out += m.groups?.[name] ?? "";
-    }
-  }
-  return out + template.slice(i);
 }
 
 function labelJoin(args: Expr[], ctx: EvalContext): StepSeries[] {

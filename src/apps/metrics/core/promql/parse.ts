@@ -12,7 +12,7 @@ import { checkExpr } from "./check.ts";
 import { diagnose } from "./diagnose.ts";
 import { MAX_DURATION_MS, parseDurationMs, parseGoNumber, unquote } from "./literals.ts";
 import { PromQLParseError, quoteString } from "./parse-error.ts";
-import { anchoredRegex, RegexError } from "../matchers.ts";
+import { anchoredRegex, RegexSyntaxError } from "../matchers.ts";
 
 const BINARY_OPS: Record<string, BinaryOp> = {
   Pow: "^", Mul: "*", Div: "/", Mod: "%", Atan2: "atan2", Add: "+", Sub: "-",
@@ -176,7 +176,7 @@ class Builder {
           try {
             anchoredRegex(matcher.value);
           } catch (err) {
-            if (err instanceof RegexError) this.fail(nameNode.from, `error parsing regexp: ${err.message}`);
+            if (err instanceof RegexSyntaxError) this.fail(nameNode.from, err.message);
             throw err;
           }
         }

@@ -3,6 +3,7 @@
 // Functions that need a query (query, first, label, ...) or links are known
 // to the parser, so templates using them are accepted, but expanding them
 // fails the way a Prometheus template error does.
+import { compileUnanchored, RegexSyntaxError, replaceAll, type Regex } from "../../../../lib/re2.ts";
 import { formatFloatF, formatFloatG, goQuote } from "./go-format.ts";
 
 /** a Go int constant (float64 values stay JavaScript numbers) */
@@ -25,6 +26,19 @@ export class AlertData {
 export type Value = string | number | boolean | null | GoInt | LabelMap | AlertData;
 
 export class TemplateError extends Error {}
+
+/** a template's regex in RE2 (src/lib/re2.ts: linear time, Go's syntax); a bad one fails the call as Go's does */
+function userRegex(fn: string, pattern: string, wording: (msg: string) => string): Regex {
+  try {
+    return compileUnanchored(pattern);
+  } catch (err) {
+    if (err instanceof RegexSyntaxError) throw new TemplateError(`error calling ${fn}: ${wording(err.message)}`);
+    throw err;
+  }
+}
+
+/** Go's regexp quote: backquoted when strconv.CanBackquote, else a Go string literal */
+const backquote = (s: string) => (/^[^`\x00-\x08\x0a-\x1f\x7f\ufeff]*$/.test(s) ? `\`${s}\`` : goQuote(s));
 
 export function typeName(v: Value): string {
   if (typeof v === "string") return "string";
@@ -284,11 +298,13 @@ const IMPLEMENTED: Record<string, Fn> = {
   reReplaceAll: (args) => {
     arity("reReplaceAll", args, 3);
     const [pattern, repl, text] = args.map((a) => str(a!, "reReplaceAll")) as [string, string, string];
-    return text.replace(new RegExp(pattern, "g"), repl.replace(/\$\{(\w+)\}/g, "$$$1"));
+    // regexp.MustCompile: its panic becomes the template's error
+    const re = userRegex("reReplaceAll", pattern, (msg) => `regexp: Compile(${backquote(pattern)}): ${msg}`);
+    return replaceAll(re, text, repl);
   },
   match: (args) => {
     arity("match", args, 2);
-    return new RegExp(str(args[0]!, "match")).test(str(args[1]!, "match"));
+    return userRegex("match", str(args[0]!, "match"), (msg) => msg).test(str(args[1]!, "match"));
   },
   printf: (args) => {
     if (args.length === 0) throw new TemplateError("wrong number of args for printf: want at least 1 got 0");

@@ -1,0 +1,190 @@
+// Regexes answered without a regex engine, as Prometheus's FastRegexMatcher
+// (literal alternations as a set, prefix/suffix/contains around `.*`) and
+// Loki's line filter simplification do. Only shapes whose meaning is certain
+// are taken: literals (with escaped punctuation), top-level alternations of
+// literals, an optional enclosing group, a leading (?i) over ASCII literals, and
+// `.*` before and/or after; anything else goes to the engine.
+
+const META = new Set("\\.+*?()|[]{}^$");
+const ASCII_PUNCT = /[!-/:-@[-`{-~]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** the literal a piece of RE2 spells, or undefined when it holds an operator */
+function literalOf(piece: string): string | undefined {
+  let out = "";
+  for (let i = 0; i < piece.length; i++) {
+    const c = piece[i]!;
+    if (c === "\\") {
+      const next = piece[i + 1];
+      // RE2: a backslash before any ASCII punctuation is that character
+      if (next === undefined || !ASCII_PUNCT.test(next)) return undefined;
+      out += next;
+      i++;
+    } else if (META.has(c)) return undefined;
+    else out += c;
+  }
+  return out;
+}
+
+/** the alternatives of `a|b|c` (one for a plain literal), or undefined */
+function alternativesOf(body: string): string[] | undefined {
+  const parts: string[] = [];
+  let current = "";
+  for (let i = 0; i < body.length; i++) {
+    if (body[i] === "\\") {
+      current += body.slice(i, i + 2);
+      i++;
+    } else if (body[i] === "|") {
+      parts.push(current);
+      current = "";
+    } else current += body[i];
+  }
+  parts.push(current);
+  const literals = parts.map(literalOf);
+  return literals.every((l) => l !== undefined) ? (literals as string[]) : undefined;
+}
+
+/** `(x)` or `(?:x)` enclosing the whole pattern, else the pattern */
+function unwrapGroup(p: string): string {
+  const open = p.startsWith("(?:") ? 3 : p.startsWith("(") && !p.startsWith("(?") ? 1 : 0;
+  if (!open || !p.endsWith(")") || p.endsWith("\\)")) return p;
+  const inner = p.slice(open, -1);
+  // only when no other parenthesis or class is inside (so the outer pair really encloses all)
+  return /[()[\]]/.test(inner.replace(/\\./g, "")) ? p : inner;
+}
+
+type Shape = "exact" | "prefix" | "suffix" | "contains";
+
+/**
+ * A tester equal to the RE2 pattern's test(), or undefined when the pattern
+ * is not one of the simple shapes. `anchored` is Prometheus's ^(?s:re)$;
+ * otherwise the search is unanchored (and `.` excludes "\n" as in Go, which
+ * never matters here: `.*` may match the empty string).
+ */
+export function fastTester(source: string, anchored: boolean): ((input: string) => boolean) | undefined {
+  let p = source;
+  const ci = p.startsWith("(?i)");
+  if (ci) p = p.slice(4);
+  let shape: Shape = "exact";
+  const lead = p.startsWith(".*");
+  if (lead) p = p.slice(2);
+  const trail = p.endsWith(".*") && !p.endsWith("\\.*");
+  if (trail) p = p.slice(0, -2);
+  if (lead || trail) {
+    // `.*` must stand outside the group: "(a|b).*"; "a|b.*" would bind the `.*` to b alone
+    const unwrapped = unwrapGroup(p);
+    if (unwrapped === p && p.includes("|")) return undefined;
+    p = unwrapped;
+    shape = lead && trail ? "contains" : lead ? "suffix" : "prefix";
+  } else p = unwrapGroup(p);
+  const alts = alternativesOf(p);
+  if (!alts) return undefined;
+  if (!anchored) shape = "contains";
+  if (ci && alts.some((a) => NON_ASCII.test(a))) return undefined;
+  if (ci) return caseless(alts, shape);
+  const set = new Set(alts);
+  const one = alts.length === 1 ? alts[0]! : undefined;
+  switch (shape) {
+    case "exact": return (s) => set.has(s);
+    case "prefix": return one !== undefined ? (s) => s.startsWith(one) : (s) => alts.some((w) => s.startsWith(w));
+    case "suffix": return one !== undefined ? (s) => s.endsWith(one) : (s) => alts.some((w) => s.endsWith(w));
+    case "contains": return one !== undefined ? (s) => s.includes(one) : (s) => alts.some((w) => s.includes(w));
+  }
+}
+
+/**
+ * (?i) over ASCII literals. Unicode simple case folding (RE2's (?i), and
+ * JavaScript's with the u flag) also folds K KELVIN SIGN to k and LONG S to s;
+ * a JavaScript RegExp made only of escaped literals does that, and cannot
+ * backtrack more than the literals' length at each position.
+ */
+function caseless(alts: string[], shape: Shape): (input: string) => boolean {
+  const body = alts.map((a) => a.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")).join("|");
+  const re = new RegExp(shape === "exact" ? `^(?:${body})$` : shape === "prefix" ? `^(?:${body})` : shape === "suffix" ? `(?:${body})$` : body, "iu");
+  return (s) => re.test(s);
+}
+
+/** escapes that stand for one position or class and take no operand: skipped, they end a literal run */
+const CLASS_ESCAPES = new Set("dDwWsSbBAz");
+
+/**
+ * The longest literal every match must contain, or undefined: a prefilter
+ * (`input.includes(it)` before the engine runs) for patterns that are not
+ * one of the shapes above, like `user=\d+ .*timeout` (needs "timeout").
+ * Conservative: top-level alternations, case-insensitive flags and escapes
+ * with operands (\x41, \pL, \Q...\E) give none; groups and classes are
+ * skipped; a literal followed by ?, * or {…} loses its last character.
+ */
+export function requiredLiteral(source: string): string | undefined {
+  if (/\(\?[a-zA-Z-]*i/.test(source)) return undefined;
+  const runs: string[] = [];
+  let run = "";
+  const end = () => {
+    if (run) runs.push(run);
+    run = "";
+  };
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === "|") return undefined;
+    if (c === "\\") {
+      const next = source[i + 1];
+      if (next === undefined) return undefined;
+      if (ASCII_PUNCT.test(next)) run += next;
+      else if (CLASS_ESCAPES.has(next)) end();
+      else return undefined;
+      i++;
+    } else if (c === "(") {
+      end();
+      i = skipGroup(source, i);
+      if (i < 0) return undefined;
+    } else if (c === "[") {
+      end();
+      i = skipClass(source, i);
+      if (i < 0) return undefined;
+    } else if (c === "?" || c === "*" || c === "{") {
+      // the character before was optional (or repeated a count we do not read)
+      run = run.slice(0, -(run.length ? lastCharLength(run) : 0));
+      end();
+    } else if (c === "+") {
+      end();
+    } else if (META.has(c)) end();
+    else run += c;
+  }
+  end();
+  const best = runs.reduce((a, b) => (b.length > a.length ? b : a), "");
+  return best.length >= 3 ? best : undefined;
+}
+
+const lastCharLength = (s: string) => (s.length >= 2 && /[\udc00-\udfff]/.test(s[s.length - 1]!) && /[\ud800-\udbff]/.test(s[s.length - 2]!) ? 2 : 1);
+
+/** the index of the `)` closing the group opened at `open`, or -1 */
+function skipGroup(source: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "[") {
+      i = skipClass(source, i);
+      if (i < 0) return -1;
+    } else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** the index of the `]` closing the class opened at `open` (`[]a]`, `[^]a]`, `[[:alpha:]]`), or -1 */
+function skipClass(source: string, open: number): number {
+  let i = open + 1;
+  if (source[i] === "^") i++;
+  if (source[i] === "]") i++;
+  for (; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "[" && source[i + 1] === ":") {
+      const close = source.indexOf(":]", i + 2);
+      if (close < 0) return -1;
+      i = close + 1;
+    } else if (c === "]") return i;
+  }
+  return -1;
+}
