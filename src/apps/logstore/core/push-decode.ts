@@ -129,7 +129,7 @@ function decodeJson(bytes: Uint8Array): PushStream[] {
 }
 
 function parseNanos(raw: string, where: string): bigint {
-  if (!/^-?\d{1,19}$/.test(raw)) throw bad(`failed to parse JSON push request: ${where}: strconv.ParseInt: parsing "${raw}": invalid syntax`);
+  if (!/^[+-]?\d+$/.test(raw)) throw bad(`failed to parse JSON push request: ${where}: strconv.ParseInt: parsing "${raw}": invalid syntax`);
   const n = BigInt(raw);
   if (n > 9223372036854775807n || n < -9223372036854775808n) {
     throw bad(`failed to parse JSON push request: ${where}: strconv.ParseInt: parsing "${raw}": value out of range`);

@@ -267,6 +267,8 @@ class Reader {
     const duration = logRange.getChild("Range")?.getChild("Duration");
     const rangeMs = duration ? parseDuration(this.text(duration)) : undefined;
     if (!rangeMs) return this.unsupported(logRange);
+    // past Go's time.Duration (int64 ns): prometheus/common model.ParseDuration's words
+    if (!Number.isFinite(rangeMs) || rangeMs > 9_223_372_036_854) throw parseError(`parse error at ${position(this.q, duration!.from)}: duration out of range`);
     const query = this.logExprOf(matchers, stages);
     return { kind: "range", op, query, rangeMs };
   }
