@@ -65,9 +65,10 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   for (const s of streams) {
     if (!s.entries.length) continue;
     const text = labelText(s.labels);
-    const problem = labelProblem(s.labels, text, limits.max_label_names_per_series);
+    const problem = labelProblem(s.labels, text, limits.max_label_names_per_series, s.text || text);
     if (problem) {
-      drop(problem.startsWith("entry for stream") ? "max_label_names_per_series" : "invalid_labels", problem, s.entries.length, s.entries.reduce((n, e) => n + entrySize(e.line, e.metadata), 0));
+      const reason = problem.startsWith("entry for stream") ? "max_label_names_per_series" : problem.includes("has duplicate label name") ? "duplicate_label_names" : "invalid_labels";
+      drop(reason, problem, s.entries.length, s.entries.reduce((n, e) => n + entrySize(e.line, e.metadata), 0));
       continue;
     }
     const entries: Entry[] = [];
