@@ -221,6 +221,17 @@ describe("log store: bad input answers 400, never 500 (issue 16)", () => {
     // templates that are valid keep working: fields, functions, pipelines, conditionals
     const ok = await lines("p19t", '{app="t"} | line_format "{{.level | ToUpper}} {{ if eq .level \\"info\\" }}I{{ else }}O{{ end }} {{ printf \\"%s!\\" __line__ }}{{/* c */}}"');
     expect(ok).toEqual(["INFO I hello!"]);
+    // a function the real product has but this store does not evaluate is refused by name, not printed
+    const unsupported = await logs().get("/svc/api/v1/query_range", "p19t", { query: '{app="t"} | line_format "{{ __timestamp__ }}"' });
+    expect(unsupported.status).toBe(400);
+    expect(unsupported.text).toContain('template: line:1: the template function "__timestamp__" is not supported by this log store');
+    // an execution error keeps the line and sets __error__, as the real product does
+    const failing = await logs().get("/svc/api/v1/query_range", "p19t", { query: '{app="t"} | line_format "{{ ToUpper 1 2 }}"', start: String((T0 - 3_600_000) / 1000), end: String(T0 / 1000 + 1) });
+    expect(failing.status).toBe(200);
+    expect(failing.body.data.result).toEqual([{ stream: { app: "t", level: "info", __error__: "TemplateFormatErr" }, values: [[ns(T0 - 5000), "hello"]] }]);
+    // label_format is refused by name until it is evaluated
+    const labelFormat = await logs().get("/svc/api/v1/query_range", "p19t", { query: '{app="t"} | label_format x="{{"' });
+    expect(labelFormat.status).toBe(400);
   });
 });
 

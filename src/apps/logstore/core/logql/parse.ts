@@ -6,6 +6,7 @@ import { parser } from "@grafana/lezer-logql";
 import type { SyntaxNode } from "@lezer/common";
 import { ApiError } from "../../../../lib/errors.ts";
 import { parseDuration } from "../../../../lib/units.ts";
+import { parseTemplate, TemplateError, type Template } from "./template.ts";
 
 export type MatchOp = "=" | "!=" | "=~" | "!~";
 export interface Matcher {
@@ -33,7 +34,7 @@ export type Stage =
   | { kind: "json" }
   | { kind: "logfmt" }
   | { kind: "labels"; filter: LabelFilter }
-  | { kind: "line_format"; template: string };
+  | { kind: "line_format"; template: string; compiled: Template };
 
 export interface LogQuery {
   kind: "log";
@@ -202,7 +203,7 @@ class Reader {
     const labelFilter = n.getChild("LabelFilter");
     if (labelFilter) return void stages.push({ kind: "labels", filter: this.labelFilter(labelFilter) });
     const lineFormat = n.getChild("LineFormatExpr");
-    if (lineFormat) return void stages.push({ kind: "line_format", template: unquote(this.text(lineFormat.getChild("String")!)) });
+    if (lineFormat) return void stages.push(lineFormatStage(unquote(this.text(lineFormat.getChild("String")!))));
     return this.unsupported(n);
   }
 
@@ -307,6 +308,16 @@ class Reader {
       if (!Number.isInteger(out.param) || out.param < 1) throw parseError(`parse error : invalid parameter (must be a positive integer): ${this.text(num)}`);
     }
     return out;
+  }
+}
+
+/** the template parsed now, so a bad one is the real product's stage error (400), not text printed literally */
+function lineFormatStage(template: string): Stage {
+  try {
+    return { kind: "line_format", template, compiled: parseTemplate(template, "line", unquote) };
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    throw parseError(`parse error : stage '| line_format ${JSON.stringify(template)}' : invalid line template: ${err.message}`);
   }
 }
 
