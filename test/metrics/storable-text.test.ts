@@ -8,7 +8,7 @@ import { metricsClient } from "./helpers.ts";
 describe("metrics store: text the database cannot hold -> 400 (issue 16 #15)", () => {
   const ctx = {} as { server: TestServer };
   beforeAll(async () => {
-    ctx.server = await startTestServer({});
+    ctx.server = await startTestServer({ "metrics.admin_token": "st-admin-token" });
   }, 120_000);
   afterAll(async () => {
     await ctx.server?.stop();
@@ -52,5 +52,13 @@ describe("metrics store: text the database cannot hold -> 400 (issue 16 #15)", (
     expect((await m().raw("/prometheus/config/v1/rules", { tenant: "st" })).status).toBe(200);
     // the ruler still works
     expect((await post("ns1", "name: g1\nrules:\n  - record: r:up\n    expr: sum(up)\n")).status).toBe(202);
+  });
+
+  it("the tenant admin API: NUL or a lone-surrogate escape in any JSON field -> 400 before the database", async () => {
+    const auth = `Basic ${btoa(":st-admin-token")}`;
+    for (const body of ['{"name":"n1","display_name":"a\\u0000b"}', '{"name":"n2","display_name":"a\\udc00"}', '{"name":"n\\u0000"}']) {
+      const r = await m().raw("/admin/api/v2/tenants", { method: "POST", headers: { Authorization: auth, "Content-Type": "application/json" }, body });
+      expect({ body, status: r.status }).toEqual({ body, status: 400 });
+    }
   });
 });
