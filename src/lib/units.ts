@@ -1,5 +1,11 @@
 // Durations and sizes as operators write them in Loki/Mimir configs.
 
+/** the range of Go's int64, which bounds nanosecond timestamps and durations in the real products */
+export const INT64_MAX = 2n ** 63n - 1n;
+export const INT64_MIN = -(2n ** 63n);
+/** whether a bigint fits in Go's int64 */
+export const fitsInt64 = (n: bigint) => n >= INT64_MIN && n <= INT64_MAX;
+
 const durationUnits: Record<string, number> = {
   ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_536_000_000,
 };
@@ -49,4 +55,30 @@ export function parseSize(text: string): number | undefined {
   if (!m) return undefined;
   const factor = sizeUnits[m[2]!.toLowerCase()];
   return factor === undefined ? undefined : Math.round(Number(m[1]) * factor);
+}
+
+const floorDiv = (a: bigint, b: bigint) => (a >= 0n ? a / b : -((-a + b - 1n) / b));
+
+/**
+ * nanoseconds since the epoch as Go's time.RFC3339 writes them (second
+ * precision, UTC), for any bigint: years past 9999 or before 1 are written as
+ * plain numbers, as Go does, where Date would be an "Invalid Date"
+ * (civil-from-days, H. Hinnant's algorithm).
+ */
+export function formatRfc3339(ns: bigint): string {
+  const secs = floorDiv(ns, 1_000_000_000n);
+  const days = floorDiv(secs, 86_400n);
+  const sod = secs - days * 86_400n;
+  const z = days + 719_468n;
+  const era = floorDiv(z, 146_097n);
+  const doe = z - era * 146_097n;
+  const yoe = (doe - doe / 1460n + doe / 36_524n - doe / 146_096n) / 365n;
+  const doy = doe - (365n * yoe + yoe / 4n - yoe / 100n);
+  const mp = (5n * doy + 2n) / 153n;
+  const day = doy - (153n * mp + 2n) / 5n + 1n;
+  const month = mp < 10n ? mp + 3n : mp - 9n;
+  const year = yoe + era * 400n + (month <= 2n ? 1n : 0n);
+  const pad = (n: bigint, w = 2) => String(n).padStart(w, "0");
+  const y = year < 0n ? `-${pad(-year, 4)}` : pad(year, 4);
+  return `${y}-${pad(month)}-${pad(day)}T${pad(sod / 3600n)}:${pad((sod % 3600n) / 60n)}:${pad(sod % 60n)}Z`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration, parseSize } from "../../src/lib/units.ts";
+import { formatDuration, formatRfc3339, parseDuration, parseSize } from "../../src/lib/units.ts";
 
 describe("units", () => {
   it("parses Prometheus-style durations into milliseconds", () => {
@@ -23,5 +23,16 @@ describe("units", () => {
     expect(parseSize("4 MB")).toBe(4_000_000);
     expect(parseSize("1.5KiB")).toBe(1536);
     for (const bad of ["", "MB", "12 parsecs", "-1KB"]) expect(parseSize(bad)).toBeUndefined();
+  });
+
+  it("writes nanosecond timestamps as Go's RFC 3339 for any year (no Invalid Date)", () => {
+    const ns = (ms: number) => BigInt(ms) * 1_000_000n;
+    for (const ms of [0, -1000, 951_782_400_000, 1_709_164_800_000, -62_135_596_800_000, 253_402_300_799_000, -5e12]) {
+      expect(formatRfc3339(ns(ms))).toBe(new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"));
+    }
+    expect(formatRfc3339(-(2n ** 63n))).toBe("1677-09-21T00:12:43Z");
+    expect(formatRfc3339(2n ** 63n - 1n)).toBe("2262-04-11T23:47:16Z");
+    expect(formatRfc3339(2n ** 62n * 1_000_000_000n)).toBe("146138514283-06-19T07:45:04Z");
+    expect(formatRfc3339(-1n)).toBe("1969-12-31T23:59:59Z");
   });
 });

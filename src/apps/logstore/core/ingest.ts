@@ -4,6 +4,7 @@
 // success answers 400); the tenant's rate limit applies to the whole request.
 import { ApiError } from "../../../lib/errors.ts";
 import type { TokenBuckets } from "../../../lib/token-bucket.ts";
+import { formatRfc3339 as rfc3339, INT64_MAX, INT64_MIN } from "../../../lib/units.ts";
 import { entrySize, type Entry } from "./chunks.ts";
 import { labelProblem } from "./labels.ts";
 import type { Limits } from "./limits.ts";
@@ -27,7 +28,6 @@ export interface IngestResult {
   message?: string;
 }
 
-const rfc3339 = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** identical messages merged; one message seen once stands alone (the real product's GroupedErrors) */
 export function groupErrors(messages: string[]): string {
@@ -49,8 +49,11 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   if (!streams.length) throw new ApiError(422, "error at least one valid stream is required for ingestion");
   const limits = deps.limits(tenant);
   const nowMs = deps.now();
-  const oldest = BigInt(nowMs - limits.reject_old_samples_max_age) * 1_000_000n;
-  const newest = BigInt(nowMs + CREATION_GRACE_MS) * 1_000_000n;
+  // whatever the limits, a timestamp must fit the int64 nanoseconds the store (and the real product) keeps
+  const oldestAllowed = BigInt(nowMs - limits.reject_old_samples_max_age) * 1_000_000n;
+  const oldest = limits.reject_old_samples && oldestAllowed > INT64_MIN ? oldestAllowed : INT64_MIN;
+  const newestAllowed = BigInt(nowMs + CREATION_GRACE_MS) * 1_000_000n;
+  const newest = newestAllowed < INT64_MAX ? newestAllowed : INT64_MAX;
   const errors: string[] = [];
   const drop = (reason: string, message: string, lines: number, bytes: number) => {
     errors.push(message);
@@ -62,16 +65,17 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   for (const s of streams) {
     if (!s.entries.length) continue;
     const text = labelText(s.labels);
-    const problem = labelProblem(s.labels, text, limits.max_label_names_per_series);
+    const problem = labelProblem(s.labels, text, limits.max_label_names_per_series, s.text || text);
     if (problem) {
-      drop(problem.startsWith("entry for stream") ? "max_label_names_per_series" : "invalid_labels", problem, s.entries.length, s.entries.reduce((n, e) => n + entrySize(e.line, e.metadata), 0));
+      const reason = problem.startsWith("entry for stream") ? "max_label_names_per_series" : problem.includes("has duplicate label name") ? "duplicate_label_names" : "invalid_labels";
+      drop(reason, problem, s.entries.length, s.entries.reduce((n, e) => n + entrySize(e.line, e.metadata), 0));
       continue;
     }
     const entries: Entry[] = [];
     for (const e of s.entries) {
       const lineBytes = Buffer.byteLength(e.line);
       const size = e.metadata ? entrySize(e.line, e.metadata) : lineBytes;
-      if (limits.reject_old_samples && e.ts < oldest) {
+      if (e.ts < oldest) {
         drop("greater_than_max_sample_age", `entry for stream '${text}' has timestamp too old: ${rfc3339(e.ts)}, oldest acceptable timestamp is: ${rfc3339(oldest)}`, 1, size);
       } else if (e.ts > newest) {
         drop("too_far_in_future", `entry for stream '${text}' has timestamp too new: ${rfc3339(e.ts)}`, 1, size);

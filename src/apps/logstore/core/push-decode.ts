@@ -6,6 +6,7 @@ import { gunzipSync, inflateSync } from "node:zlib";
 import protobuf from "protobufjs/light.js";
 import { ApiError } from "../../../lib/errors.ts";
 import { SnappyError, snappyUncompress } from "../../../lib/snappy.ts";
+import { isWellFormed, toWellFormed } from "../../../lib/storable-text.ts";
 import { parseLabelSet } from "./labels.ts";
 
 export interface PushEntry {
@@ -108,6 +109,10 @@ function decodeJson(bytes: Uint8Array): PushStream[] {
       if (typeof stream !== "object" || Array.isArray(stream)) throw bad(`failed to parse JSON push request: streams[${i}].stream must be an object`);
       for (const [k, v] of Object.entries(stream)) {
         if (typeof v !== "string") throw bad(`failed to parse JSON push request: streams[${i}].stream.${k}: Value is not a string`);
+        // the real product reads labels with jsonparser, which refuses a \u escape of a lone surrogate
+        if (!isWellFormed(k) || !isWellFormed(v)) {
+          throw bad(`failed to parse JSON push request: streams[${i}].stream.${toWellFormed(k)}: Encountered an invalid escape sequence in a string`);
+        }
         labels[k] = v;
       }
     }
@@ -123,12 +128,13 @@ function decodeJson(bytes: Uint8Array): PushStream[] {
         if (typeof ts !== "string" || typeof line !== "string") {
           throw bad(`failed to parse JSON push request: streams[${i}].values[${j}]: Value is string, but can't find closing '"' symbol`);
         }
-        const entry: PushEntry = { ts: parseNanos(ts, `streams[${i}].values[${j}][0]`), line };
+        // lines are read with jsoniter, which turns a lone surrogate into U+FFFD
+        const entry: PushEntry = { ts: parseNanos(ts, `streams[${i}].values[${j}][0]`), line: toWellFormed(line) };
         if (metadata !== undefined && metadata !== null) {
           if (typeof metadata !== "object" || Array.isArray(metadata) || Object.values(metadata).some((x) => typeof x !== "string")) {
             throw bad(`failed to parse JSON push request: streams[${i}].values[${j}][2]: Value looks like object, but can't find closing '}' symbol`);
           }
-          if (Object.keys(metadata).length) entry.metadata = metadata as Record<string, string>;
+          if (Object.keys(metadata).length) entry.metadata = wellFormedPairs(Object.entries(metadata as Record<string, string>));
         }
         entries.push(entry);
       });
@@ -138,7 +144,7 @@ function decodeJson(bytes: Uint8Array): PushStream[] {
 }
 
 function parseNanos(raw: string, where: string): bigint {
-  if (!/^-?\d{1,19}$/.test(raw)) throw bad(`failed to parse JSON push request: ${where}: strconv.ParseInt: parsing "${raw}": invalid syntax`);
+  if (!/^[+-]?\d+$/.test(raw)) throw bad(`failed to parse JSON push request: ${where}: strconv.ParseInt: parsing "${raw}": invalid syntax`);
   const n = BigInt(raw);
   if (n > 9223372036854775807n || n < -9223372036854775808n) {
     throw bad(`failed to parse JSON push request: ${where}: strconv.ParseInt: parsing "${raw}": value out of range`);
@@ -168,18 +174,30 @@ function decodeProtobuf(bytes: Uint8Array, maxBytes: number): PushStream[] {
     const labels = parseLabelSet(text);
     const entries = (s.entries ?? []).map((e) => {
       const seconds = BigInt(String(e.timestamp?.seconds ?? "0"));
-      const entry: PushEntry = { ts: seconds * 1_000_000_000n + BigInt(e.timestamp?.nanos ?? 0), line: e.line ?? "" };
-      if (e.structuredMetadata?.length) entry.metadata = Object.fromEntries(e.structuredMetadata.map((p) => [p.name, p.value]));
+      // invalid UTF-8 reads back as U+FFFD, as the real product's JSON answers show it
+      const entry: PushEntry = { ts: seconds * 1_000_000_000n + BigInt(e.timestamp?.nanos ?? 0), line: toWellFormed(e.line ?? "") };
+      if (e.structuredMetadata?.length) entry.metadata = wellFormedPairs(e.structuredMetadata.map((p) => [p.name, p.value]));
       return entry;
     });
     return { labels, text, entries };
   });
 }
 
+/** structured metadata with invalid text made well-formed (the real product strips invalid UTF-8 from it) */
+function wellFormedPairs(pairs: Array<[string, string]>): Record<string, string> {
+  return Object.fromEntries(pairs.map(([k, v]) => [toWellFormed(k), toWellFormed(v)]));
+}
+
+/** a name as written, or quoted when it holds characters that need escaping (NUL, quotes, control characters) */
+function quotedIfEscaped(name: string): string {
+  const quoted = JSON.stringify(name);
+  return quoted.slice(1, -1) === name ? name : quoted;
+}
+
 /** a label set in the Prometheus text form, labels sorted: {a="1", b="2"} */
 export function labelText(labels: Record<string, string>): string {
   return `{${Object.keys(labels)
     .sort()
-    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
+    .map((k) => `${quotedIfEscaped(k)}=${JSON.stringify(labels[k])}`)
     .join(", ")}}`;
 }

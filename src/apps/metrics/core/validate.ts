@@ -1,6 +1,7 @@
 // The distributor's series validation (reference §7), with Mimir's messages
 // and discard reasons: a series failing it is dropped whole, the rest of the
 // request is still ingested, and the first error is the 400 answer.
+import { isStorableText } from "../../../lib/storable-text.ts";
 import type { MetricsLimits } from "./types.ts";
 import type { LabelPair } from "./remote-write.ts";
 
@@ -70,7 +71,8 @@ export function validateLabels(labels: LabelPair[], limits: MetricsLimits): Seri
         message: `received a series whose label value length exceeds the limit, label: '${l.name}', value: '${l.value.slice(0, 200)}' (truncated) series: '${seriesText(labels)}' (err-mimir-label-value-too-long). ${limitHint("validation.max-length-label-value")}`,
       };
     }
-    if (l.value.includes("\uFFFD")) {
+    // invalid UTF-8 reads back as U+FFFD or an unpaired surrogate; NUL is valid UTF-8 but PostgreSQL's jsonb cannot hold it
+    if (l.value.includes("\uFFFD") || !isStorableText(l.value)) {
       return { reason: "label_value_invalid", message: `received a series with invalid value in label '${l.name}': '${l.value}' metric: '${name}' (err-mimir-label-value-invalid)` };
     }
     if (l.name === previous) {

@@ -7,6 +7,7 @@ import type { SyntaxNode } from "@lezer/common";
 import { ApiError } from "../../../../lib/errors.ts";
 import { compileAnchored, compileUnanchored, RegexSyntaxError, type Regex } from "../../../../lib/re2.ts";
 import { parseDuration } from "../../../../lib/units.ts";
+import { parseTemplate, TemplateError, type Template } from "./template.ts";
 
 export type MatchOp = "=" | "!=" | "=~" | "!~";
 export interface Matcher {
@@ -34,7 +35,7 @@ export type Stage =
   | { kind: "json" }
   | { kind: "logfmt" }
   | { kind: "labels"; filter: LabelFilter }
-  | { kind: "line_format"; template: string };
+  | { kind: "line_format"; template: string; compiled: Template };
 
 export interface LogQuery {
   kind: "log";
@@ -208,7 +209,7 @@ class Reader {
     const labelFilter = n.getChild("LabelFilter");
     if (labelFilter) return void stages.push({ kind: "labels", filter: this.labelFilter(labelFilter) });
     const lineFormat = n.getChild("LineFormatExpr");
-    if (lineFormat) return void stages.push({ kind: "line_format", template: unquote(this.text(lineFormat.getChild("String")!)) });
+    if (lineFormat) return void stages.push(lineFormatStage(unquote(this.text(lineFormat.getChild("String")!))));
     return this.unsupported(n);
   }
 
@@ -273,6 +274,8 @@ class Reader {
     const duration = logRange.getChild("Range")?.getChild("Duration");
     const rangeMs = duration ? parseDuration(this.text(duration)) : undefined;
     if (!rangeMs) return this.unsupported(logRange);
+    // past Go's time.Duration (int64 ns): prometheus/common model.ParseDuration's words
+    if (!Number.isFinite(rangeMs) || rangeMs > 9_223_372_036_854) throw parseError(`parse error at ${position(this.q, duration!.from)}: duration out of range`);
     const query = this.logExprOf(matchers, stages);
     return { kind: "range", op, query, rangeMs };
   }
@@ -314,3 +317,12 @@ class Reader {
   }
 }
 
+/** the template parsed now, so a bad one is the real product's stage error (400), not text printed literally */
+function lineFormatStage(template: string): Stage {
+  try {
+    return { kind: "line_format", template, compiled: parseTemplate(template, "line", unquote) };
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    throw parseError(`parse error : stage '| line_format ${JSON.stringify(template)}' : invalid line template: ${err.message}`);
+  }
+}

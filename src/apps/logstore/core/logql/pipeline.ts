@@ -1,6 +1,7 @@
 // Evaluation of a log pipeline on one entry: line filters, the json and
 // logfmt parsers (extracted labels), label filters and line_format.
 import type { LabelFilter, Matcher, Stage } from "./parse.ts";
+import type { Template } from "./template.ts";
 
 export interface Processed {
   line: string;
@@ -71,9 +72,14 @@ function labelFilter(f: LabelFilter, labels: Record<string, string>): boolean {
   }
 }
 
-/** {{.name}} and {{ .name }} replaced by label values (the common part of Go templates) */
-function format(template: string, p: Processed): string {
-  return template.replace(/\{\{\s*\.([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}/g, (_, name: string) => p.labels[name] ?? "");
+/** the line through a line_format template; a failure keeps the line and sets the real product's error label */
+function format(template: Template, line: string, p: Processed): string {
+  try {
+    return template.render({ labels: p.labels, line });
+  } catch {
+    p.labels.__error__ = "TemplateFormatErr";
+    return line;
+  }
 }
 
 /** the entry after the pipeline, or undefined when a filter drops it */
@@ -112,7 +118,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
         break;
       case "line_format":
         labels();
-        current = format(s.template, p!);
+        current = format(s.compiled, current, p!);
         break;
     }
   }

@@ -9,6 +9,8 @@
 // its next slot; a deleted group stops and its series are marked stale.
 import type { PGlite } from "@electric-sql/pglite";
 import { ApiError } from "../../../../lib/errors.ts";
+import { jsonTextProblem } from "../../../../lib/json-safety.ts";
+import { storableTextProblem } from "../../../../lib/storable-text.ts";
 import type { Logger } from "../../../../lib/logger.ts";
 import type { Labels, MetricsLimitsSource, SampleToWrite } from "../types.ts";
 import { decodeRuleGroup, type DecodedGroup } from "./group-decode.ts";
@@ -211,6 +213,9 @@ export async function createRuler(deps: RuleDeps): Promise<Ruler> {
       const errors = validateRuleGroup(decoded, (expr) => deps.engine.validate(expr));
       if (errors.length > 0) throw new ApiError(400, errors.join(", "));
       const group = decoded.group;
+      // the group is stored as jsonb and the namespace as text: neither holds NUL or unpaired surrogates
+      const unstorable = storableTextProblem(namespace) ? `namespace ${storableTextProblem(namespace)}` : jsonTextProblem(JSON.stringify(group));
+      if (unstorable) throw new ApiError(400, `invalid rules configuration: ${unstorable}`);
       const maxRules = deps.limits.of(tenant).ruler_max_rules_per_rule_group;
       if (maxRules > 0 && group.rules.length > maxRules) {
         throw new ApiError(400, `per-user rules per rule group limit (limit: ${maxRules} actual: ${group.rules.length}) exceeded`);
