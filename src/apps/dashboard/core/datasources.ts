@@ -249,6 +249,7 @@ export async function updateDataSource(
       if (input.version && input.version < current.version) {
         throw conflict("Datasource has already been updated by someone else. Please reload and try again");
       }
+      if (n.type !== current.type) await refuseTypeChangeUnderLabelRules(tx, current, n.type);
       const refs = { ...current.secureRefs };
       for (const f of [...changes.clear, ...changes.seal.map((s) => s.field)]) delete refs[f];
       Object.assign(refs, changes.refs);
@@ -276,6 +277,21 @@ export async function updateDataSource(
   // permissions are granted on the uid
   if (uid !== existing.uid) deps.onChanged?.();
   return record;
+}
+
+/**
+ * Label rules (LBAC) are written for one type's query language and apply to
+ * that type only: a data source that changed type would serve restricted
+ * users unrestricted (issue 16 #9). The rules must go first.
+ */
+async function refuseTypeChangeUnderLabelRules(tx: Transaction, current: DataSourceRecord, type: string): Promise<void> {
+  const r = await tx.query<{ n: number }>("select count(*)::int as n from datasource_lbac_rules where datasource_id = $1", [current.id]);
+  if ((r.rows[0]?.n ?? 0) > 0) {
+    throw badRequest(
+      `bad request data: type cannot be changed from "${current.type}" to "${type}" while the data source has label rules (LBAC): remove them first (PUT /api/datasources/uid/${current.uid}/lbac/teams with {"rules": []})`,
+      { messageId: "datasource.typeChangeWithLabelRules" },
+    );
+  }
 }
 
 export async function deleteDataSource(deps: DataSourceDeps, existing: DataSourceRecord, options: WriteOptions = {}): Promise<void> {
