@@ -50,7 +50,7 @@ import type { DataSourceDeps } from "./core/datasources.ts";
 import { startSecrets } from "./core/secret-keys.ts";
 import { registerDataSources } from "./legacy/datasources.ts";
 import { unrestricted } from "./core/log-query-restriction.ts";
-import { registerDataSourceProxy } from "./legacy/datasource-proxy.ts";
+import { PROXIED_PATHS, registerDataSourceProxy, sandboxProxied } from "./legacy/datasource-proxy.ts";
 import { registerDsQuery } from "./legacy/ds-query.ts";
 import { createLbac } from "./core/lbac.ts";
 import { registerDataSourceLbac } from "./legacy/datasource-lbac.ts";
@@ -126,6 +126,8 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const lbac = enterprise ? createLbac(db.pg, identity.model) : undefined;
   if (lbac) registerDataSourceLbac(r, { registry: dataSources.registry, lbac });
   const restrictionOf = lbac?.restrictionOf ?? unrestricted;
+  // what a data source answers is served sandboxed (issue 16 #1)
+  for (const path of PROXIED_PATHS) app.use(path, sandboxProxied);
   registerDataSourceProxy(r, { ...dataSources, restrictionOf });
   registerDsQuery(r, { ...dataSources, restrictionOf, now, logger: deps.logger });
   const alertRules = createAlertRuleStore(db.pg);

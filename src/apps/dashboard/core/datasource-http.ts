@@ -54,6 +54,23 @@ export function returnedResponseHeaders(upstream: Headers): Headers {
   return out;
 }
 
+/** JSON (application/json, application/*+json) or plain text: what a browser shows as text, never runs */
+const SHOWN_AS_TEXT = /^(application\/([a-z0-9.+-]*\+)?json|text\/plain)\s*(;|$)/i;
+
+/**
+ * The headers every answer of the proxy and resource routes carries, errors
+ * included (issue 16 #1): whatever a data source answers, it is served on the
+ * dashboard's origin, so a page it sends must not run there. As the real
+ * product (proxyutil.SetProxyResponseHeaders): `Content-Security-Policy:
+ * sandbox` (no script, an opaque origin); then no MIME sniffing, and any type
+ * other than JSON or plain text is a download rather than a page.
+ */
+export function sandboxProxiedResponse(headers: Headers): void {
+  headers.set("content-security-policy", "sandbox");
+  headers.set("x-content-type-options", "nosniff");
+  if (!SHOWN_AS_TEXT.test(headers.get("content-type") ?? "")) headers.set("content-disposition", "attachment");
+}
+
 const invalidUrl = (ds: DataSourceRecord) => badRequest(`Invalid data source URL: "${ds.url}"`);
 
 /** the stored URL, read as http:// when it has no scheme (the real product's rule) */
