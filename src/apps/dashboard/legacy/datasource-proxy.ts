@@ -61,7 +61,11 @@ export function registerDataSourceProxy(r: Router, deps: ProxyDeps): void {
     scope: scopesOfPath(deps.registry, "uid"),
     denied: "Access denied to datasource",
   };
-  const proxied = { ...access, orgOf: proxiedOrgOf };
+  const proxied = {
+    ...access,
+    orgOf: proxiedOrgOf,
+    orgNote: "a session cookie alone ignores targetOrgId; reads only: writes to the store need datasources:write, see docs/security.md",
+  };
 
   r.get("/api/datasources/uid/:uid/health", access, async (c) => {
     const result = await checkDataSourceHealth(deps, dataSourceOf(deps, c, dataSourceNotFound));
