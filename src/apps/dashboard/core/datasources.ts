@@ -8,6 +8,7 @@ import { ApiError, badRequest, conflict, forbidden, notFound } from "../../../li
 import { newUid } from "../../../lib/ids.ts";
 import { isPlainObject } from "../../../lib/json.ts";
 import { SELECT_DATA_SOURCES, secretOwner, toRecord, type DataSourceRecord, type DataSourceRegistry } from "./datasource-registry.ts";
+import { dataSourceScopes } from "./datasource-json.ts";
 import { hasPermission, type PermissionSet } from "./permissions.ts";
 import type { SealedField, Secrets } from "./secrets.ts";
 
@@ -27,6 +28,11 @@ export interface DataSourceInput {
   isDefault?: boolean | undefined;
   jsonData?: Record<string, unknown> | null | undefined;
   secureJsonData?: Record<string, SecureInput> | undefined;
+  /**
+   * secureJsonFields as the API shows them ({key: true}): on an update that
+   * points the data source somewhere new, the stored secrets to keep (issue 16 #7)
+   */
+  keepSecureFields?: string[] | undefined;
   version?: number | undefined;
 }
 
@@ -250,8 +256,9 @@ export async function updateDataSource(
         throw conflict("Datasource has already been updated by someone else. Please reload and try again");
       }
       if (n.type !== current.type) await refuseTypeChangeUnderLabelRules(tx, current, n.type);
+      const dropped = options.provisioning ? [] : secretsLeftBehind(caller, current, n, input);
       const refs = { ...current.secureRefs };
-      for (const f of [...changes.clear, ...changes.seal.map((s) => s.field)]) delete refs[f];
+      for (const f of [...changes.clear, ...changes.seal.map((s) => s.field), ...dropped]) delete refs[f];
       Object.assign(refs, changes.refs);
       const readOnly = options.provisioning ? !options.provisioning.editable : current.readOnly;
       if (n.isDefault) others = await clearDefault(deps, tx, existing.orgId, existing.id);
@@ -263,7 +270,7 @@ export async function updateDataSource(
         [existing.id, n.name, n.type, n.access, n.url, n.user, n.database, n.basicAuth, n.basicAuthUser, n.withCredentials,
           n.isDefault, n.jsonData, refs, readOnly, options.provisioning !== undefined, uid],
       );
-      await deps.secrets.remove(tx, secretOwner(existing.id), removed);
+      await deps.secrets.remove(tx, secretOwner(existing.id), [...removed, ...dropped]);
       await deps.secrets.write(tx, secretOwner(existing.id), sealed);
       return (await reload(tx, existing.id))!;
     });
@@ -277,6 +284,48 @@ export async function updateDataSource(
   // permissions are granted on the uid
   if (uid !== existing.uid) deps.onChanged?.();
   return record;
+}
+
+/** scheme, host and port of a data source URL (read as http:// without a scheme); the text itself when it does not parse */
+function originOf(raw: string): string {
+  const text = raw.trim();
+  try {
+    return new URL(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(text) ? text : `http://${text}`).origin;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The stored secrets an update leaves behind (issue 16 #7). When the URL's
+ * origin (scheme, host, port) or the basic auth user changes, the secrets
+ * were given for another destination: those the request neither re-sends
+ * nor keeps explicitly (listed in secureJsonFields as true) are removed.
+ * Keeping one is a decision about who may receive it: it needs
+ * datasources.permissions:write on the data source (its Admin level; org
+ * Admins hold it), and for a secure value reference secret.securevalues:read
+ * on that value, as referencing it anew does. Anything else is 403.
+ */
+function secretsLeftBehind(caller: DataSourceCaller, current: DataSourceRecord, next: Normalized, input: DataSourceInput): string[] {
+  // a user change matters when the password is sent with it (basic auth on)
+  const moved = originOf(current.url) !== originOf(next.url) || (next.basicAuth && current.basicAuthUser !== next.basicAuthUser);
+  if (!moved) return [];
+  const resent = new Set(Object.keys(input.secureJsonData ?? {}));
+  const stored = [...current.secureFields, ...Object.keys(current.secureRefs)].filter((f) => !resent.has(f));
+  const keep = new Set(input.keepSecureFields ?? []);
+  const kept = stored.filter((f) => keep.has(f));
+  if (kept.length && !hasPermission(caller.permissions, "datasources.permissions:write", dataSourceScopes(current))) {
+    throw forbidden(
+      `secureJsonFields: keeping ${kept.join(", ")} for a new URL origin or basic auth user needs datasources.permissions:write on the data source (Admin permission): send the secrets again in secureJsonData, or leave them out of secureJsonFields to drop them`,
+    );
+  }
+  for (const f of kept) {
+    const name = current.secureRefs[f];
+    if (name !== undefined && !hasPermission(caller.permissions, "secret.securevalues:read", [`secret.securevalues:uid:${name}`])) {
+      throw forbidden(`secureJsonFields.${f}: keeping secure value "${name}" for a new URL origin or basic auth user needs secret.securevalues:read`);
+    }
+  }
+  return stored.filter((f) => !keep.has(f));
 }
 
 /**
