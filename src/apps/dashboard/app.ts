@@ -53,6 +53,7 @@ import { unrestricted } from "./core/log-query-restriction.ts";
 import { PROXIED_PATHS, registerDataSourceProxy, sandboxProxied } from "./legacy/datasource-proxy.ts";
 import { registerDsQuery } from "./legacy/ds-query.ts";
 import { createLbac } from "./core/lbac.ts";
+import { createOutboundPolicy } from "./core/outbound-policy.ts";
 import { registerDataSourceLbac } from "./legacy/datasource-lbac.ts";
 import { grantDefaultPermissions, initializeDataSourcePermissions } from "./core/datasource-permissions.ts";
 import { changed } from "./core/identity-deps.ts";
@@ -69,6 +70,12 @@ export interface DashboardApp {
 
 export async function createDashboardApp(deps: DashboardDeps): Promise<DashboardApp> {
   const { config, db } = deps;
+  // first: a bad allow-list entry stops startup before anything runs
+  const outbound = createOutboundPolicy({
+    allowList: config.security.data_source_proxy_whitelist,
+    refuseLinkLocal: config.security.data_source_refuse_link_local,
+    refuseLoopback: config.security.data_source_refuse_loopback,
+  });
   await bootstrapIdentity(db.pg, config.security.admin_password);
   warnWhileDefaultPassword(deps);
   const now = deps.now ?? (() => Date.now());
@@ -108,6 +115,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     registry: await loadDataSources(db.pg),
     secrets,
     secureValues: secureValueAccess(store, namespaces, secrets),
+    outbound,
     // the access model holds data source permissions: it is rebuilt when they come or go
     onChanged: () => changed(identity),
     ...(enterprise ? { onCreated: (tx, ds, caller) => grantDefaultPermissions(tx, ds, caller) } : {}),

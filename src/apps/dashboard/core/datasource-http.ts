@@ -7,6 +7,7 @@
 import { ApiError, badRequest } from "../../../lib/errors.ts";
 import type { DataSourceRecord } from "./datasource-registry.ts";
 import { openDataSourceSecrets, type DataSourceDeps } from "./datasources.ts";
+import type { OutboundPolicy } from "./outbound-policy.ts";
 
 /** the real product's dataproxy.timeout default */
 export const DATA_PROXY_TIMEOUT_MS = 30_000;
@@ -27,6 +28,8 @@ export interface Credentials {
   headers: Record<string, string>;
   /** secret values (and their encodings) to keep out of anything sent back */
   secrets: string[];
+  /** where requests may go (security.data_source_*) */
+  policy?: OutboundPolicy | undefined;
 }
 
 /** a copy without the hop-by-hop headers, including those the Connection header names */
@@ -128,7 +131,7 @@ export async function credentialsOf(deps: DataSourceDeps, ds: DataSourceRecord):
     if (/[\r\n\0]/.test(value)) throw badRequest(`secureJsonData.httpHeaderValue${n}: the value cannot be sent as an HTTP header`);
     headers[header] = value;
   }
-  return { headers, secrets: hidden };
+  return { headers, secrets: hidden, policy: deps.outbound };
 }
 
 export interface OutboundRequest {
@@ -158,6 +161,7 @@ function reachFailure(err: unknown): ApiError {
  */
 export async function sendToDataSource(ds: DataSourceRecord, credentials: Credentials, request: OutboundRequest): Promise<Response> {
   const url = targetUrl(ds, request.path, request.query);
+  await credentials.policy?.check(url);
   const headers = new Headers(request.headers);
   for (const [name, value] of Object.entries(credentials.headers)) headers.set(name, value);
   try {

@@ -10,6 +10,7 @@ import { isPlainObject } from "../../../lib/json.ts";
 import { SELECT_DATA_SOURCES, secretOwner, toRecord, type DataSourceRecord, type DataSourceRegistry } from "./datasource-registry.ts";
 import { dataSourceScopes } from "./datasource-json.ts";
 import { hasPermission, type PermissionSet } from "./permissions.ts";
+import type { OutboundPolicy } from "./outbound-policy.ts";
 import type { SealedField, Secrets } from "./secrets.ts";
 
 export type SecureInput = string | { name: string };
@@ -60,6 +61,8 @@ export interface DataSourceDeps {
   registry: DataSourceRegistry;
   secrets: Secrets;
   secureValues: SecureValueAccess;
+  /** where requests on a data source's behalf may go (core/outbound-policy.ts); anywhere when absent */
+  outbound?: OutboundPolicy;
   /** runs inside the creating transaction: the default permission entries (enterprise) */
   onCreated?(tx: Transaction, ds: DataSourceRecord, caller: DataSourceCaller): Promise<void>;
   /** after a data source was created, deleted (its permissions came or went with it) or given another uid (provisioning) */
