@@ -31,7 +31,7 @@ export function renderPermissionsDoc(routes: readonly RouteEntry[]): string {
       "public" in a
         ? "public"
         : "action" in a
-          ? `\`${a.action}\`${a.orgOf ? " (in the organization of the path)" : ""}`
+          ? `\`${a.action}\`${a.orgOf ? ` (${a.orgNote ?? "in the organization of the path"})` : ""}`
           : a.orgOf
             ? "signed in; then the kind's own read, create, write or delete permission, in the namespace's organization"
             : "signed in";

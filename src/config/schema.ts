@@ -158,6 +158,9 @@ export const configSchema = type({
     login_lockout_duration: duration,
     session_lifetime: duration,
     licence_public_key_file: "string",
+    data_source_proxy_whitelist: type("string[]").describe("a list of host:port, host, IP or CIDR entries"),
+    data_source_refuse_link_local: "boolean",
+    data_source_refuse_loopback: "boolean",
   },
   storage: {
     data_dir: nonEmpty,

@@ -50,9 +50,10 @@ import type { DataSourceDeps } from "./core/datasources.ts";
 import { startSecrets } from "./core/secret-keys.ts";
 import { registerDataSources } from "./legacy/datasources.ts";
 import { unrestricted } from "./core/log-query-restriction.ts";
-import { registerDataSourceProxy } from "./legacy/datasource-proxy.ts";
+import { PROXIED_PATHS, registerDataSourceProxy, sandboxProxied } from "./legacy/datasource-proxy.ts";
 import { registerDsQuery } from "./legacy/ds-query.ts";
 import { createLbac } from "./core/lbac.ts";
+import { createOutboundPolicy } from "./core/outbound-policy.ts";
 import { registerDataSourceLbac } from "./legacy/datasource-lbac.ts";
 import { grantDefaultPermissions, initializeDataSourcePermissions } from "./core/datasource-permissions.ts";
 import { changed } from "./core/identity-deps.ts";
@@ -69,6 +70,12 @@ export interface DashboardApp {
 
 export async function createDashboardApp(deps: DashboardDeps): Promise<DashboardApp> {
   const { config, db } = deps;
+  // first: a bad allow-list entry stops startup before anything runs
+  const outbound = createOutboundPolicy({
+    allowList: config.security.data_source_proxy_whitelist,
+    refuseLinkLocal: config.security.data_source_refuse_link_local,
+    refuseLoopback: config.security.data_source_refuse_loopback,
+  });
   await bootstrapIdentity(db.pg, config.security.admin_password);
   warnWhileDefaultPassword(deps);
   const now = deps.now ?? (() => Date.now());
@@ -108,6 +115,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     registry: await loadDataSources(db.pg),
     secrets,
     secureValues: secureValueAccess(store, namespaces, secrets),
+    outbound,
     // the access model holds data source permissions: it is rebuilt when they come or go
     onChanged: () => changed(identity),
     ...(enterprise ? { onCreated: (tx, ds, caller) => grantDefaultPermissions(tx, ds, caller) } : {}),
@@ -126,6 +134,8 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const lbac = enterprise ? createLbac(db.pg, identity.model) : undefined;
   if (lbac) registerDataSourceLbac(r, { registry: dataSources.registry, lbac });
   const restrictionOf = lbac?.restrictionOf ?? unrestricted;
+  // what a data source answers is served sandboxed (issue 16 #1)
+  for (const path of PROXIED_PATHS) app.use(path, sandboxProxied);
   registerDataSourceProxy(r, { ...dataSources, restrictionOf });
   registerDsQuery(r, { ...dataSources, restrictionOf, now, logger: deps.logger });
   const alertRules = createAlertRuleStore(db.pg);

@@ -147,6 +147,22 @@ describe("LBAC rules on log queries (enterprise)", () => {
     }
   });
 
+  it("issue 16 #9: a restricted user with Edit switches the type loki -> prometheus -> 400, the rules keep applying", async () => {
+    const grant = await t.api.post(`/api/access-control/datasources/${uid}/users/${users.carol.id}`, { auth: ADMIN, body: { permission: "Edit" } });
+    expect(grant.status).toBe(200);
+    const current = await t.api.get(`/api/datasources/uid/${uid}`, { auth: users.carol.auth });
+    expect(current.status).toBe(200);
+    const { id: _id, orgId: _org, ...body } = current.body;
+    const put = await t.api.put(`/api/datasources/uid/${uid}`, { auth: users.carol.auth, body: { ...body, type: "prometheus" } });
+    expect(put.status).toBe(400);
+    expect(put.body.message).toContain('type cannot be changed from "loki" to "prometheus" while the data source has label rules');
+    expect((await t.api.get(`/api/datasources/uid/${uid}`, { auth: ADMIN })).body.type).toBe("loki");
+    expect(await proxyLines(users.carol.auth, '{app="web"}')).toEqual(["prod-a", "prod-b"]);
+    expect(await dsQueryLines(users.carol.auth, '{app="web"}')).toEqual(["prod-a", "prod-b"]);
+    // the same update without a type change still goes through
+    expect((await t.api.put(`/api/datasources/uid/${uid}`, { auth: users.carol.auth, body })).status).toBe(200);
+  });
+
   it("new rules apply at once; removing the team's rules gives full access back", async () => {
     const teams = await t.api.get("/api/teams/search?name=Prod%20A", { auth: ADMIN });
     const prodA = teams.body.teams[0].uid as string;

@@ -50,7 +50,7 @@ describe("data source secrets", () => {
   it("PUT without secureJsonData keeps the secrets (81); a key with \"\" clears it; a new value replaces it", async () => {
     const d = (await t.api.post("/api/datasources", { auth: ADMIN, body: prom("keep", { secureJsonData: { password: pw("keep"), token: pw("token") } }) })).body.datasource;
     const before = await rows(d.id);
-    const kept = await t.api.put(`/api/datasources/uid/${d.uid}`, { auth: ADMIN, body: prom("keep", { url: "http://z:9090" }) });
+    const kept = await t.api.put(`/api/datasources/uid/${d.uid}`, { auth: ADMIN, body: prom("keep", { url: "http://x:9090/other-path" }) });
     expect(kept.status).toBe(200);
     expect(kept.body.datasource.secureJsonFields).toEqual({ password: true, token: true });
     expect((await t.api.get(`/api/datasources/uid/${d.uid}`, { auth: ADMIN })).body.secureJsonFields).toEqual({ password: true, token: true });

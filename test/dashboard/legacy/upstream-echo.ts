@@ -19,12 +19,14 @@ export interface Upstream {
   received: Received[];
   /** the answer for the next requests to a path (a JSON body) */
   answer(path: string, status: number, body: unknown): void;
+  /** the answer for the next requests to a path: a body as it is, with this content type (none when null) */
+  answerRaw(path: string, status: number, contentType: string | null, body: string): void;
   close(): Promise<void>;
 }
 
 export async function startUpstream(): Promise<Upstream> {
   const received: Received[] = [];
-  const answers = new Map<string, { status: number; body: unknown }>();
+  const answers = new Map<string, { status: number; body: unknown; raw?: { contentType: string | null } }>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -33,6 +35,11 @@ export async function startUpstream(): Promise<Upstream> {
       received.push(r);
       const path = r.url.split("?")[0]!;
       const canned = answers.get(path);
+      if (canned?.raw) {
+        res.writeHead(canned.status, canned.raw.contentType === null ? {} : { "Content-Type": canned.raw.contentType });
+        res.end(String(canned.body));
+        return;
+      }
       if (canned) {
         res.writeHead(canned.status, { "Content-Type": "application/json" });
         res.end(JSON.stringify(canned.body));
@@ -61,6 +68,7 @@ export async function startUpstream(): Promise<Upstream> {
     url: `http://127.0.0.1:${port}`,
     received,
     answer: (path, status, body) => void answers.set(path, { status, body }),
+    answerRaw: (path, status, contentType, body) => void answers.set(path, { status, body, raw: { contentType } }),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections?.();
       server.close(() => resolve());

@@ -19,6 +19,8 @@ export type Access =
       usersOnly?: boolean;
       /** evaluate in this organization (a path parameter) instead of the caller's current one */
       orgOf?: (c: Context) => string | undefined;
+      /** how orgOf picks the organization, for docs/permissions.md (default: the organization of the path) */
+      orgNote?: string;
       /** the 403 message when the permission is missing, where the real product has its own; the RBAC body otherwise */
       denied?: string;
     };

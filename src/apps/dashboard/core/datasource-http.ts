@@ -7,6 +7,7 @@
 import { ApiError, badRequest } from "../../../lib/errors.ts";
 import type { DataSourceRecord } from "./datasource-registry.ts";
 import { openDataSourceSecrets, type DataSourceDeps } from "./datasources.ts";
+import type { OutboundPolicy } from "./outbound-policy.ts";
 
 /** the real product's dataproxy.timeout default */
 export const DATA_PROXY_TIMEOUT_MS = 30_000;
@@ -27,6 +28,8 @@ export interface Credentials {
   headers: Record<string, string>;
   /** secret values (and their encodings) to keep out of anything sent back */
   secrets: string[];
+  /** where requests may go (security.data_source_*) */
+  policy?: OutboundPolicy | undefined;
 }
 
 /** a copy without the hop-by-hop headers, including those the Connection header names */
@@ -52,6 +55,23 @@ export function returnedResponseHeaders(upstream: Headers): Headers {
   const out = withoutHopByHop(upstream);
   for (const name of UPSTREAM_ONLY) out.delete(name);
   return out;
+}
+
+/** JSON (application/json, application/*+json) or plain text: what a browser shows as text, never runs */
+const SHOWN_AS_TEXT = /^(application\/([a-z0-9.+-]*\+)?json|text\/plain)\s*(;|$)/i;
+
+/**
+ * The headers every answer of the proxy and resource routes carries, errors
+ * included (issue 16 #1): whatever a data source answers, it is served on the
+ * dashboard's origin, so a page it sends must not run there. As the real
+ * product (proxyutil.SetProxyResponseHeaders): `Content-Security-Policy:
+ * sandbox` (no script, an opaque origin); then no MIME sniffing, and any type
+ * other than JSON or plain text is a download rather than a page.
+ */
+export function sandboxProxiedResponse(headers: Headers): void {
+  headers.set("content-security-policy", "sandbox");
+  headers.set("x-content-type-options", "nosniff");
+  if (!SHOWN_AS_TEXT.test(headers.get("content-type") ?? "")) headers.set("content-disposition", "attachment");
 }
 
 const invalidUrl = (ds: DataSourceRecord) => badRequest(`Invalid data source URL: "${ds.url}"`);
@@ -111,7 +131,7 @@ export async function credentialsOf(deps: DataSourceDeps, ds: DataSourceRecord):
     if (/[\r\n\0]/.test(value)) throw badRequest(`secureJsonData.httpHeaderValue${n}: the value cannot be sent as an HTTP header`);
     headers[header] = value;
   }
-  return { headers, secrets: hidden };
+  return { headers, secrets: hidden, policy: deps.outbound };
 }
 
 export interface OutboundRequest {
@@ -141,6 +161,7 @@ function reachFailure(err: unknown): ApiError {
  */
 export async function sendToDataSource(ds: DataSourceRecord, credentials: Credentials, request: OutboundRequest): Promise<Response> {
   const url = targetUrl(ds, request.path, request.query);
+  await credentials.policy?.check(url);
   const headers = new Headers(request.headers);
   for (const [name, value] of Object.entries(credentials.headers)) headers.set(name, value);
   try {

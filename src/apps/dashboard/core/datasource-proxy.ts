@@ -5,9 +5,11 @@
 // with its status and content type, secrets redacted from it. For a loki
 // data source and a caller restricted by label rules, every query parameter
 // is rewritten first and anything that is not a known query endpoint is
-// refused (core/log-endpoints.ts).
+// refused (core/log-endpoints.ts). Writes need datasources:write on the data
+// source, one allow-list for both modes (core/datasource-endpoints.ts).
 import { badRequest, forbidden } from "../../../lib/errors.ts";
 import type { Identity } from "./authenticate.ts";
+import { checkProxyAccess } from "./datasource-endpoints.ts";
 import { credentialsOf, forwardedRequestHeaders, returnedResponseHeaders, sendToDataSource } from "./datasource-http.ts";
 import type { DataSourceRecord } from "./datasource-registry.ts";
 import type { DataSourceDeps } from "./datasources.ts";
@@ -30,9 +32,6 @@ export interface IncomingRequest {
 }
 
 export type ProxyMode = "proxy" | "resource";
-
-/** the Prometheus plugin's routes that may be POSTed to through the proxy (its plugin.json) */
-const PROMETHEUS_POST_ROUTES = ["api/v1/query", "api/v1/series", "api/v1/labels", "api/v1/query_exemplars"];
 
 /** statuses whose answer has no body */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
@@ -91,10 +90,8 @@ export async function proxyToDataSource(
 ): Promise<Response> {
   checkSegments(req.path);
   const upstream = upstreamPath(ds, req.path, mode);
-  if (mode === "proxy" && ds.type === "prometheus" && req.method === "POST" && !PROMETHEUS_POST_ROUTES.some((r) => upstream.startsWith(`/${r}`))) {
-    // the real product's rule: only the read API may be POSTed to (no admin endpoints through the proxy)
-    throw forbidden("non allow-listed POSTs not allowed on proxied Prometheus datasource");
-  }
+  // one allow-list for both modes: reads for query users, anything else needs write on the data source
+  checkProxyAccess(ds, identity.permissions, req.method, upstream);
   const { search, body } = await restrict(deps, ds, identity, upstream, req);
   const credentials = await credentialsOf(deps, ds);
   const res = await sendToDataSource(ds, credentials, {

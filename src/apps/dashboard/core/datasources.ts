@@ -8,7 +8,9 @@ import { ApiError, badRequest, conflict, forbidden, notFound } from "../../../li
 import { newUid } from "../../../lib/ids.ts";
 import { isPlainObject } from "../../../lib/json.ts";
 import { SELECT_DATA_SOURCES, secretOwner, toRecord, type DataSourceRecord, type DataSourceRegistry } from "./datasource-registry.ts";
+import { dataSourceScopes } from "./datasource-json.ts";
 import { hasPermission, type PermissionSet } from "./permissions.ts";
+import type { OutboundPolicy } from "./outbound-policy.ts";
 import type { SealedField, Secrets } from "./secrets.ts";
 
 export type SecureInput = string | { name: string };
@@ -27,6 +29,11 @@ export interface DataSourceInput {
   isDefault?: boolean | undefined;
   jsonData?: Record<string, unknown> | null | undefined;
   secureJsonData?: Record<string, SecureInput> | undefined;
+  /**
+   * secureJsonFields as the API shows them ({key: true}): on an update that
+   * points the data source somewhere new, the stored secrets to keep (issue 16 #7)
+   */
+  keepSecureFields?: string[] | undefined;
   version?: number | undefined;
 }
 
@@ -54,6 +61,8 @@ export interface DataSourceDeps {
   registry: DataSourceRegistry;
   secrets: Secrets;
   secureValues: SecureValueAccess;
+  /** where requests on a data source's behalf may go (core/outbound-policy.ts); anywhere when absent */
+  outbound?: OutboundPolicy;
   /** runs inside the creating transaction: the default permission entries (enterprise) */
   onCreated?(tx: Transaction, ds: DataSourceRecord, caller: DataSourceCaller): Promise<void>;
   /** after a data source was created, deleted (its permissions came or went with it) or given another uid (provisioning) */
@@ -249,8 +258,10 @@ export async function updateDataSource(
       if (input.version && input.version < current.version) {
         throw conflict("Datasource has already been updated by someone else. Please reload and try again");
       }
+      if (n.type !== current.type) await refuseTypeChangeUnderLabelRules(tx, current, n.type);
+      const dropped = options.provisioning ? [] : secretsLeftBehind(caller, current, n, input);
       const refs = { ...current.secureRefs };
-      for (const f of [...changes.clear, ...changes.seal.map((s) => s.field)]) delete refs[f];
+      for (const f of [...changes.clear, ...changes.seal.map((s) => s.field), ...dropped]) delete refs[f];
       Object.assign(refs, changes.refs);
       const readOnly = options.provisioning ? !options.provisioning.editable : current.readOnly;
       if (n.isDefault) others = await clearDefault(deps, tx, existing.orgId, existing.id);
@@ -262,7 +273,7 @@ export async function updateDataSource(
         [existing.id, n.name, n.type, n.access, n.url, n.user, n.database, n.basicAuth, n.basicAuthUser, n.withCredentials,
           n.isDefault, n.jsonData, refs, readOnly, options.provisioning !== undefined, uid],
       );
-      await deps.secrets.remove(tx, secretOwner(existing.id), removed);
+      await deps.secrets.remove(tx, secretOwner(existing.id), [...removed, ...dropped]);
       await deps.secrets.write(tx, secretOwner(existing.id), sealed);
       return (await reload(tx, existing.id))!;
     });
@@ -276,6 +287,63 @@ export async function updateDataSource(
   // permissions are granted on the uid
   if (uid !== existing.uid) deps.onChanged?.();
   return record;
+}
+
+/** scheme, host and port of a data source URL (read as http:// without a scheme); the text itself when it does not parse */
+function originOf(raw: string): string {
+  const text = raw.trim();
+  try {
+    return new URL(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(text) ? text : `http://${text}`).origin;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The stored secrets an update leaves behind (issue 16 #7). When the URL's
+ * origin (scheme, host, port) or the basic auth user changes, the secrets
+ * were given for another destination: those the request neither re-sends
+ * nor keeps explicitly (listed in secureJsonFields as true) are removed.
+ * Keeping one is a decision about who may receive it: it needs
+ * datasources.permissions:write on the data source (its Admin level; org
+ * Admins hold it), and for a secure value reference secret.securevalues:read
+ * on that value, as referencing it anew does. Anything else is 403.
+ */
+function secretsLeftBehind(caller: DataSourceCaller, current: DataSourceRecord, next: Normalized, input: DataSourceInput): string[] {
+  // a user change matters when the password is sent with it (basic auth on)
+  const moved = originOf(current.url) !== originOf(next.url) || (next.basicAuth && current.basicAuthUser !== next.basicAuthUser);
+  if (!moved) return [];
+  const resent = new Set(Object.keys(input.secureJsonData ?? {}));
+  const stored = [...current.secureFields, ...Object.keys(current.secureRefs)].filter((f) => !resent.has(f));
+  const keep = new Set(input.keepSecureFields ?? []);
+  const kept = stored.filter((f) => keep.has(f));
+  if (kept.length && !hasPermission(caller.permissions, "datasources.permissions:write", dataSourceScopes(current))) {
+    throw forbidden(
+      `secureJsonFields: keeping ${kept.join(", ")} for a new URL origin or basic auth user needs datasources.permissions:write on the data source (Admin permission): send the secrets again in secureJsonData, or leave them out of secureJsonFields to drop them`,
+    );
+  }
+  for (const f of kept) {
+    const name = current.secureRefs[f];
+    if (name !== undefined && !hasPermission(caller.permissions, "secret.securevalues:read", [`secret.securevalues:uid:${name}`])) {
+      throw forbidden(`secureJsonFields.${f}: keeping secure value "${name}" for a new URL origin or basic auth user needs secret.securevalues:read`);
+    }
+  }
+  return stored.filter((f) => !keep.has(f));
+}
+
+/**
+ * Label rules (LBAC) are written for one type's query language and apply to
+ * that type only: a data source that changed type would serve restricted
+ * users unrestricted (issue 16 #9). The rules must go first.
+ */
+async function refuseTypeChangeUnderLabelRules(tx: Transaction, current: DataSourceRecord, type: string): Promise<void> {
+  const r = await tx.query<{ n: number }>("select count(*)::int as n from datasource_lbac_rules where datasource_id = $1", [current.id]);
+  if ((r.rows[0]?.n ?? 0) > 0) {
+    throw badRequest(
+      `bad request data: type cannot be changed from "${current.type}" to "${type}" while the data source has label rules (LBAC): remove them first (PUT /api/datasources/uid/${current.uid}/lbac/teams with {"rules": []})`,
+      { messageId: "datasource.typeChangeWithLabelRules" },
+    );
+  }
 }
 
 export async function deleteDataSource(deps: DataSourceDeps, existing: DataSourceRecord, options: WriteOptions = {}): Promise<void> {

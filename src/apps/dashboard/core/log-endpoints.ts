@@ -39,6 +39,11 @@ const QUERY_ENDPOINTS: Array<{ path: RegExp; params: string[]; fillWhenAbsent: b
   { path: /^patterns$/, params: ["query"], fillWhenAbsent: false },
 ];
 
+/** whether an endpoint below the API prefix is one that carries a LogQL query (a read) */
+export function isLogQueryEndpoint(endpoint: string): boolean {
+  return QUERY_ENDPOINTS.some((e) => e.path.test(endpoint));
+}
+
 /**
  * Rewrites the query parameters of a request to a log store endpoint (below
  * the API prefix) for a restricted caller: every query parameter in the query

@@ -32,6 +32,8 @@ export const DataSourceIn = type({
   "jsonData?": jsonObject.or("null"),
   // each value is checked by the service (a string or {name}), whose message names the key
   "secureJsonData?": type.Record("string", "unknown"),
+  // as GET shows it; on an update to a new URL origin or basic auth user, the secrets to keep (docs/security.md)
+  "secureJsonFields?": type.Record("string", "boolean"),
   "version?": "number.integer",
   // deprecated plain fields: taken as secureJsonData, never stored in the clear
   "password?": "string",
@@ -49,11 +51,12 @@ export function callerOf(c: Context): DataSourceCaller {
 }
 
 async function inputOf(c: Context): Promise<DataSourceInput> {
-  const { password, basicAuthPassword, ...body } = await parseBody(c, DataSourceIn);
+  const { password, basicAuthPassword, secureJsonFields, ...body } = await parseBody(c, DataSourceIn);
   const secure = { ...body.secureJsonData } as Record<string, SecureInput>;
   if (password && !("password" in secure)) secure.password = password;
   if (basicAuthPassword && !("basicAuthPassword" in secure)) secure.basicAuthPassword = basicAuthPassword;
-  return { ...body, secureJsonData: secure };
+  const keepSecureFields = Object.entries(secureJsonFields ?? {}).filter(([, keep]) => keep).map(([field]) => field);
+  return { ...body, secureJsonData: secure, keepSecureFields };
 }
 
 const idOf = (c: Context) => {
