@@ -44,7 +44,8 @@ describe("framing and sniffing headers on the dashboard listener", () => {
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("object-src 'none'");
-    expect(csp).toContain(`connect-src 'self' http://${host}:${ports.logs} http://${host}:${ports.metrics}`);
+    // and the default ports, which the page assumes for a user who may not read the settings
+    expect(csp).toContain(`connect-src 'self' http://${host}:${ports.logs} http://${host}:${ports.metrics} http://${host}:3100 http://${host}:9009`);
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
   });
 

@@ -78,17 +78,21 @@ export function registerAdminPage(r: Router, deps: DashboardDeps): void {
  */
 export function adminPagePolicy(config: DashboardDeps["config"]): (host: string | undefined) => string {
   const scheme = tlsEnabled(config.server.http_tls_config) ? "https" : "http";
-  const ports = [
+  const stores = [
     config.logs.enabled ? config.logs.http_port : 0,
     config.metrics.enabled ? config.metrics.http_port : 0,
-  ].filter((p) => p > 0);
+  ].filter((p) => p > 0).map((p) => `${scheme}://%h:${p}`);
+  // a user who may not read the settings gets a page that assumes the default ports over HTTP
+  for (const p of PAGE_ASSUMED_PORTS) if (!stores.includes(`${scheme}://%h:${p}`)) stores.push(`http://%h:${p}`);
   const fixed = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
   return (host) => {
     const name = hostnameOf(host);
-    const stores = name ? ports.map((p) => ` ${scheme}://${name}:${p}`).join("") : "";
-    return `${fixed}; connect-src 'self'${stores}`;
+    return `${fixed}; connect-src 'self'${name ? stores.map((s) => ` ${s.replace("%h", name)}`).join("") : ""}`;
   };
 }
+
+/** the stores' default ports, which web-admin/src/lib/stores.ts assumes without GET /api/admin/settings */
+const PAGE_ASSUMED_PORTS = [3100, 9009];
 
 function hostnameOf(host: string | undefined): string | undefined {
   const m = host === undefined ? null : /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d+)?$/i.exec(host);
