@@ -157,6 +157,14 @@ export const configSchema = type({
     login_max_attempts: type("number.integer >= 0").describe("a whole number (0 turns the lock-out off)"),
     login_lockout_duration: duration,
     session_lifetime: duration,
+    cookie_secure: "boolean",
+    csrf_trusted_origins: type("string[]").narrow((list, ctx) =>
+      list.every((o) => /^[a-z0-9.-]+$/i.test(o) || (normalizeOrigin(o) !== undefined && !/^[a-z]+:\/\/[^/]+\/./i.test(o))) ||
+      ctx.mustBe("a list of hostnames (wiki.example.com) or origins (https://wiki.example.com:8443)"),
+    ),
+    csrf_additional_headers: type("string[]").narrow((list, ctx) =>
+      list.every((h) => /^[A-Za-z0-9-]+$/.test(h)) || ctx.mustBe("a list of header names such as X-Forwarded-Host"),
+    ),
     licence_public_key_file: "string",
     data_source_proxy_whitelist: type("string[]").describe("a list of host:port, host, IP or CIDR entries"),
     data_source_refuse_link_local: "boolean",

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateLicenceKeyPair, issueLicenceToken, licenceClaims } from "../../scripts/licence.ts";
-import { accessibilityProblems, freePort, launchBrowser, shot } from "../helpers/browser.ts";
+import { accessibilityProblems, collectPolicyViolations, freePort, launchBrowser, shot } from "../helpers/browser.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -20,6 +20,8 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
   let page: Page;
   let base = "";
   const pageErrors: string[] = [];
+  /** the admin page's CSP must never bite (issue 16 #11) */
+  let violations: string[] = [];
 
   beforeAll(async () => {
     writeFileSync(join(dir, "licence.pem"), pair.publicPem);
@@ -37,6 +39,7 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));
+    violations = await collectPolicyViolations(page);
     page.setDefaultTimeout(15_000);
   }, 120_000);
 
@@ -176,5 +179,6 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     await page.getByText("it is for server administrators").waitFor();
     await shot(page, "23-viewer-service-accounts");
     expect(pageErrors).toEqual([]);
+    expect(violations).toEqual([]);
   }, 60_000);
 });

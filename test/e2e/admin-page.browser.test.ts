@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/build.ts";
-import { freePort, launchBrowser, shot } from "../helpers/browser.ts";
+import { collectPolicyViolations, freePort, launchBrowser, shot } from "../helpers/browser.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { distBinary } from "../helpers/paths.ts";
 import { startChild, type Child } from "../helpers/process.ts";
@@ -26,6 +26,8 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
   let base = "";
   let adminToken = "";
   const pageErrors: string[] = [];
+  /** the admin page's CSP must never bite (issue 16 #11) */
+  let violations: string[] = [];
 
   beforeAll(async () => {
     ensureBuilt();
@@ -51,6 +53,7 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));
+    violations = await collectPolicyViolations(page);
     page.setDefaultTimeout(15_000);
   }, 240_000);
 
@@ -232,5 +235,6 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     // the session is over for the API too
     await shot(page, "11-signed-out");
     expect(pageErrors).toEqual([]);
+    expect(violations).toEqual([]);
   }, 60_000);
 });

@@ -10,14 +10,15 @@ import { repoRoot } from "./paths.ts";
 export const CHROMIUM = process.env.OUTPOST_CHROMIUM ?? "/usr/bin/chromium";
 export const screenshotDir = join(repoRoot, "test", ".artifacts", "screenshots");
 
-export async function launchBrowser(): Promise<Browser> {
+/** extraArgs: e.g. --host-resolver-rules=MAP * 127.0.0.1, so names like dash.corp.test reach this machine */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's Chromium (apt-get install chromium; .ci/run installs it)`);
   }
   mkdirSync(screenshotDir, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", ...extraArgs],
   });
 }
 
@@ -47,4 +48,24 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
+}
+
+/**
+ * Collects the page's Content-Security-Policy violations (issue 16 #11): the
+ * `securitypolicyviolation` events of every document the page loads, and the
+ * console errors Chromium writes for them. Call before the first navigation;
+ * the returned list fills as the page runs ([] when the policy never bit).
+ */
+export async function collectPolicyViolations(page: Page): Promise<string[]> {
+  const found: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) found.push(m.text());
+  });
+  await page.exposeFunction("__outpostPolicyViolation", (text: string) => found.push(text));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => {
+      (window as unknown as { __outpostPolicyViolation(t: string): void }).__outpostPolicyViolation(`${e.effectiveDirective} blocked ${e.blockedURI || "inline"} at ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
+  return found;
 }

@@ -33,13 +33,13 @@ describe("shared HTTP base", () => {
   afterAll(async () => { await listener.close(true); });
 
   it("POST valid JSON -> 200 echo", async () => {
-    const res = await fetch(`${listener.url}/api/echo`, { method: "POST", body: JSON.stringify({ a: 1 }) });
+    const res = await fetch(`${listener.url}/api/echo`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ a: 1 }) });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ a: 1 });
   });
 
   it("POST invalid JSON -> 400 with a message that does not echo the body", async () => {
-    const res = await fetch(`${listener.url}/api/echo`, { method: "POST", body: '{"password": "hunter2"' });
+    const res = await fetch(`${listener.url}/api/echo`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"password": "hunter2"' });
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.message).toBe("bad request data: the body is not valid JSON");
@@ -53,7 +53,7 @@ describe("shared HTTP base", () => {
         controller.close();
       },
     });
-    const res = await fetch(`${listener.url}/api/echo`, { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    const res = await fetch(`${listener.url}/api/echo`, { method: "POST", headers: { "Content-Type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
     expect(res.status).toBe(413);
     expect((await res.json()).message).toBe("request body too large: the limit is 1024 bytes");
   });

@@ -4,6 +4,10 @@
 import { readFile } from "node:fs/promises";
 import type { Hono } from "hono";
 import { createBaseApp } from "../../lib/http/base-app.ts";
+import { csrfProtection } from "../../lib/http/csrf.ts";
+import { frameOptions } from "../../lib/http/frame-options.ts";
+import { tlsEnabled } from "../../platform/tls.ts";
+import { SESSION_COOKIE } from "./core/sessions.ts";
 import { createRouter, maybeIdentity, type RouteEntry } from "./access/guard.ts";
 import { registerAdminPage } from "./admin/serve-admin.ts";
 import { dashboardKind } from "./apis/kinds/dashboards.ts";
@@ -90,13 +94,22 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     maxBodyBytes: config.server.max_request_body_size,
     render: renderDashboardError,
     subjectOf: (c) => ({ org: maybeIdentity(c)?.orgId ?? c.req.header("X-Svc-Org-Id") }),
+    // before the body is read: a forged request is refused without reading it
+    early: [
+      frameOptions(),
+      csrfProtection({
+        cookieName: SESSION_COOKIE,
+        trustedOrigins: config.security.csrf_trusted_origins,
+        additionalHeaders: config.security.csrf_additional_headers,
+      }),
+    ],
   });
   const enterprise = config.server.edition !== "oss";
   const licenceKey = enterprise ? await loadLicenceKey(config.security.licence_public_key_file) : undefined;
   const r = createRouter(app, auth);
   const preferences = createPreferenceStore(db.pg);
   registerHealth(r, deps);
-  registerLogin(r, { auth, sessions, passwordLoginEnabled: config.server.edition !== "cloud", secureCookie: false });
+  registerLogin(r, { auth, sessions, passwordLoginEnabled: config.server.edition !== "cloud", secureCookie: secureCookie(config) });
   registerUser(r, identity, preferences);
   registerOrgs(r, identity);
   registerUsers(r, identity);
@@ -186,6 +199,14 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     identity,
     close: running.close,
   };
+}
+
+/**
+ * The session cookie is Secure whenever browsers reach the dashboard over HTTPS:
+ * its own TLS, an https root_url (a TLS proxy in front), or security.cookie_secure.
+ */
+export function secureCookie(config: DashboardDeps["config"]): boolean {
+  return tlsEnabled(config.dashboard.http_tls_config) || /^https:/i.test(config.dashboard.root_url) || config.security.cookie_secure;
 }
 
 /** a configured key that cannot be read or is not an RSA public key stops startup, naming the problem */

@@ -84,8 +84,13 @@ function causeOf(err: Error): string {
   return `${err.name}: ${err.message}${code === undefined ? "" : ` (${String(code)})`}`;
 }
 
-/** Reads a JSON request body; anything that is not JSON is a 400 that never echoes the body. */
+/**
+ * Reads a JSON request body; anything that is not JSON is a 400 that never echoes the body.
+ * The body must be declared JSON: a browser form can send text/plain, urlencoded or
+ * multipart bodies to another origin without asking, never application/json (CSRF, issue 16 #6).
+ */
 export async function readJson<T = unknown>(c: Context): Promise<T> {
+  if (!isJsonContentType(c.req.header("Content-Type"))) throw unsupportedMediaType();
   const text = await c.req.text();
   let data: T;
   try {
@@ -97,6 +102,17 @@ export async function readJson<T = unknown>(c: Context): Promise<T> {
   if (problem) throw new ApiError(400, `bad request data: ${problem}`, { messageId: "bad-request.invalid-json" });
   return data;
 }
+
+/** application/json, or a JSON-based type such as application/merge-patch+json; parameters (charset) allowed */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const semi = header.indexOf(";");
+  const type = (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+const unsupportedMediaType = () =>
+  new ApiError(415, "unsupported media type: the Content-Type header must be application/json", { messageId: "bad-request.unsupported-media-type" });
 
 /** Applies an error's extra headers to a response. */
 export function withHeaders(response: Response, error: ApiError): Response {

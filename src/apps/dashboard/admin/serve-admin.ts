@@ -6,6 +6,7 @@
 import { gzipSync } from "node:zlib";
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
+import { tlsEnabled } from "../../../platform/tls.ts";
 import type { Router } from "../access/guard.ts";
 import type { DashboardDeps } from "../deps.ts";
 
@@ -39,6 +40,7 @@ export function registerAdminPage(r: Router, deps: DashboardDeps): void {
   for (const [path, bytes] of files) {
     if (bytes.length >= 1024 && /^(text\/|application\/json|image\/svg)/.test(contentTypeOf(path))) gzipped.set(path, new Uint8Array(gzipSync(bytes)));
   }
+  const policy = adminPagePolicy(deps.config);
   const send = (c: Context, path: string) => {
     const plain = files.get(path);
     if (!plain) throw new ApiError(404, "Not found");
@@ -49,6 +51,7 @@ export function registerAdminPage(r: Router, deps: DashboardDeps): void {
     c.header("Content-Type", contentTypeOf(path));
     c.header("Cache-Control", path !== "/index.html" && hashed.test(path) ? "public, max-age=31536000, immutable" : "no-cache");
     c.header("X-Content-Type-Options", "nosniff");
+    if (path === "/index.html") c.header("Content-Security-Policy", policy(c.req.header("Host")));
     return c.body(body);
   };
   r.get("/", { public: true }, (c) => {
@@ -64,6 +67,36 @@ export function registerAdminPage(r: Router, deps: DashboardDeps): void {
     if (isClientRoute(path, c.req.header("Accept")) && files.has("/index.html")) return send(c, "/index.html");
     return next();
   });
+}
+
+/**
+ * The admin page's Content-Security-Policy (issue 16 #11): its own bundled
+ * script and stylesheet only (no inline script or style, no eval), requests to
+ * the dashboard and to the two stores, which the page reaches on the host name
+ * it was loaded from with each store's port and scheme (web-admin/src/lib/stores.ts),
+ * and never framed. A Host that is not a plain name or address adds no store.
+ */
+export function adminPagePolicy(config: DashboardDeps["config"]): (host: string | undefined) => string {
+  const scheme = tlsEnabled(config.server.http_tls_config) ? "https" : "http";
+  const stores = [
+    config.logs.enabled ? config.logs.http_port : 0,
+    config.metrics.enabled ? config.metrics.http_port : 0,
+  ].filter((p) => p > 0).map((p) => `${scheme}://%h:${p}`);
+  // a user who may not read the settings gets a page that assumes the default ports over HTTP
+  for (const p of PAGE_ASSUMED_PORTS) if (!stores.includes(`${scheme}://%h:${p}`)) stores.push(`http://%h:${p}`);
+  const fixed = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+  return (host) => {
+    const name = hostnameOf(host);
+    return `${fixed}; connect-src 'self'${name ? stores.map((s) => ` ${s.replace("%h", name)}`).join("") : ""}`;
+  };
+}
+
+/** the stores' default ports, which web-admin/src/lib/stores.ts assumes without GET /api/admin/settings */
+const PAGE_ASSUMED_PORTS = [3100, 9009];
+
+function hostnameOf(host: string | undefined): string | undefined {
+  const m = host === undefined ? null : /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d+)?$/i.exec(host);
+  return m?.[1];
 }
 
 /** a page address typed or reloaded in a browser: no file extension, HTML accepted */

@@ -52,6 +52,12 @@ export interface Authenticator {
   identityOfUser(snap: Snapshot, user: UserRecord, requestedOrg: string | undefined, method: Identity["method"]): Identity;
   /** checks a login and password (POST /login), with the same lock-out as basic auth */
   verifyLogin(login: string, password: string): Promise<UserRecord>;
+  /**
+   * checks a signed-in user's own password (PUT /api/user/password's oldPassword):
+   * a wrong one counts as a failed sign-in of that user, and while the user is
+   * locked out even the right one is refused with the sign-in lock-out's error
+   */
+  checkOwnPassword(user: UserRecord, password: string): Promise<boolean>;
   /** drops cached verifications and sessions (password changed, user disabled) */
   forget(): void;
 }
@@ -129,6 +135,17 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     return user;
   };
 
+  const checkOwnPassword = async (user: UserRecord, password: string): Promise<boolean> => {
+    const lockKey = `user:${user.id}`;
+    if (throttle.isLocked(lockKey)) throw badLogin("login-attempt.blocked");
+    if (!user.passwordHash || !(await verifyPassword(password, user.passwordHash))) {
+      throttle.recordFailure(lockKey);
+      return false;
+    }
+    throttle.reset(lockKey);
+    return true;
+  };
+
   const byPassword = async (login: string, password: string, requestedOrg: string | undefined): Promise<Identity> => {
     if (!options.basicAuthEnabled) {
       throw new ApiError(401, "basic authentication is disabled: use a service account token", { messageId: "basic-auth.disabled" });
@@ -148,6 +165,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   return {
     identityOfUser,
     verifyLogin,
+    checkOwnPassword,
     forget: () => {
       verified.clear();
       options.sessions.forget();

@@ -7,7 +7,7 @@ import { newUid } from "../../../lib/ids.ts";
 import { toUser, type UserRecord } from "./access-model.ts";
 import type { OrgRole } from "./basic-roles.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
+import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords.ts";
 
 export interface NewUser {
   login?: string | undefined;
@@ -53,7 +53,8 @@ export async function createUser(deps: IdentityDeps, input: NewUser): Promise<Us
 
 /** the caller's own session (the one that asked) stays signed in; every other session of the user ends */
 export async function changePassword(deps: IdentityDeps, user: UserRecord, oldPassword: string, newPassword: string, currentSession?: string): Promise<void> {
-  if (!user.passwordHash || !(await verifyPassword(oldPassword, user.passwordHash))) throw badRequest("Invalid old password");
+  // throttled like sign-in: a stolen session must not be a way to guess the password
+  if (!(await deps.auth.checkOwnPassword(user, oldPassword))) throw badRequest("Invalid old password");
   if (newPassword.length < MIN_PASSWORD_LENGTH) throw badRequest("New password is too short");
   await setPassword(deps, user.id, newPassword, currentSession);
 }
