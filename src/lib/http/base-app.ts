@@ -98,7 +98,7 @@ export async function readJson<T = unknown>(c: Context): Promise<T> {
   } catch {
     throw new ApiError(400, "bad request data: the body is not valid JSON", { messageId: "bad-request.invalid-json" });
   }
-  const problem = jsonTextProblem(text);
+  const problem = jsonTextProblem(text, data);
   if (problem) throw new ApiError(400, `bad request data: ${problem}`, { messageId: "bad-request.invalid-json" });
   return data;
 }

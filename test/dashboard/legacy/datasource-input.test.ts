@@ -40,7 +40,7 @@ describe("data source input", () => {
       [prom("n", { user: "u".repeat(256) }), /user must have at most 255 characters/],
       [prom("n", { database: "d".repeat(256) }), /database must have at most 255 characters/],
       [prom("n", { basicAuthUser: "b".repeat(256) }), /basicAuthUser must have at most 255 characters/],
-      ['{"name":"a\\u0000b","type":"prometheus"}', /strings must not contain/],
+      ['{"name":"a\\u0000b","type":"prometheus"}', /^bad request data: name must not contain NUL characters$/],
       ["not json", /bad request data/],
       ["[]", /bad request data/],
       ["null", /bad request data/],

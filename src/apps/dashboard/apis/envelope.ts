@@ -48,6 +48,7 @@ export function parseObjectBody(d: KindDescriptor, body: unknown, pathName?: str
     annotations: map(meta.annotations, "metadata.annotations"),
     spec: body.spec,
   };
+  checkMetadataSizes(parsed, bad);
   const n = str(meta.name, "metadata.name");
   const g = str(meta.generateName, "metadata.generateName");
   const rv = str(meta.resourceVersion, "metadata.resourceVersion");
@@ -59,6 +60,37 @@ export function parseObjectBody(d: KindDescriptor, body: unknown, pathName?: str
   }
   if (body.spec === undefined) throw bad("spec", "Required value");
   return parsed;
+}
+
+/** Kubernetes' size rules for labels and annotations (apimachinery ValidateLabels, ValidateAnnotationsSize) */
+const LABEL_VALUE_MAX = 63;
+const KEY_NAME_MAX = 63;
+const KEY_PREFIX_MAX = 253;
+const ANNOTATIONS_MAX_BYTES = 256 * 1024;
+const utf8 = new TextEncoder();
+
+function keyProblem(key: string): string | undefined {
+  const slash = key.lastIndexOf("/");
+  const [prefix, name] = slash < 0 ? ["", key] : [key.slice(0, slash), key.slice(slash + 1)];
+  if (name.length === 0) return "name part must be non-empty";
+  if (name.length > KEY_NAME_MAX) return `name part must be no more than ${KEY_NAME_MAX} characters`;
+  if (prefix.length > KEY_PREFIX_MAX) return `prefix part must be no more than ${KEY_PREFIX_MAX} characters`;
+  return undefined;
+}
+
+function checkMetadataSizes(parsed: ParsedBody, bad: (field: string, detail: string) => Error): void {
+  for (const [key, value] of Object.entries(parsed.labels)) {
+    const problem = keyProblem(key);
+    if (problem) throw bad("metadata.labels", problem);
+    if (value.length > LABEL_VALUE_MAX) throw bad(`metadata.labels.${key}`, `must be no more than ${LABEL_VALUE_MAX} characters`);
+  }
+  let bytes = 0;
+  for (const [key, value] of Object.entries(parsed.annotations)) {
+    const problem = keyProblem(key);
+    if (problem) throw bad("metadata.annotations", problem);
+    bytes += utf8.encode(key).length + utf8.encode(value).length;
+  }
+  if (bytes > ANNOTATIONS_MAX_BYTES) throw bad("metadata.annotations", `Too long: must have at most ${ANNOTATIONS_MAX_BYTES} bytes`);
 }
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;

@@ -8,6 +8,7 @@ import { matches, parseLabelSelector, SelectorError, type Requirement } from "..
 import { toResponse } from "./envelope.ts";
 import { statusErrors, type KindContext, type KindDescriptor } from "./kind.ts";
 import { bucketOf, canRead, getObject } from "./objects.ts";
+import { checkListOptions, parseResourceVersion } from "./query-options.ts";
 import type { StoredObject } from "./store.ts";
 
 /** the real product's default page size (reference §6.4) */
@@ -26,10 +27,10 @@ function selectors(query: URLSearchParams) {
   }
 }
 
+/** the page size: absent or < 1 is the default (reference §6.4); garbage was refused by checkListOptions */
 function limitOf(query: URLSearchParams): number {
-  const raw = query.get("limit");
-  const n = raw === null ? NaN : Number(raw);
-  return Number.isInteger(n) && n >= 1 ? Math.min(n, 5000) : DEFAULT_LIMIT;
+  const n = checkListOptions(query).limit;
+  return n !== undefined && n >= 1 ? Math.min(n, 5000) : DEFAULT_LIMIT;
 }
 
 function fieldsOf(o: StoredObject): Record<string, string> {
@@ -37,6 +38,7 @@ function fieldsOf(o: StoredObject): Record<string, string> {
 }
 
 export async function listObjects(d: KindDescriptor, ctx: KindContext, version: string, query: URLSearchParams) {
+  checkListOptions(query);
   const sel = selectors(query);
   const history = sel.labels.find((r) => r.key === HISTORY_LABEL);
   if (history) return listHistory(d, ctx, version, query, sel.labels, sel.fields);
@@ -88,11 +90,20 @@ async function listHistory(
   }
   const limit = limitOf(query);
   const token = query.get("continue");
-  const before = token ? String(decodeContinue(token).rv ?? "") : undefined;
+  const before = token ? historyCursor(decodeContinue(token).rv) : undefined;
   const page = await ctx.store.history(bucketOf(d, ctx), name, before || undefined, limit + 1);
   const items = page.slice(0, limit);
   const next = page.length > limit ? encodeContinue({ rv: items.at(-1)!.metadata.resourceVersion }) : undefined;
   return listEnvelope(d, version, items.map((o) => toResponse(d, version, o)), next);
+}
+
+/** the resourceVersion a history token continues below; a forged one is refused like any bad token */
+function historyCursor(rv: unknown): string | undefined {
+  try {
+    const parsed = parseResourceVersion(typeof rv === "string" ? rv : "x");
+    if (parsed.value !== undefined && !parsed.beyondStore) return parsed.value;
+  } catch { /* fall through */ }
+  throw new ApiError(400, "invalid continue token", { reason: "BadRequest" });
 }
 
 function listEnvelope(d: KindDescriptor, version: string, items: unknown[], next: string | undefined) {

@@ -8,6 +8,7 @@ import {
   isoSeconds, statusErrors, type KindContext, type KindDescriptor,
 } from "./kind.ts";
 import { DuplicateNameError, type BucketKey, type StoredObject } from "./store.ts";
+import type { ResourceVersion } from "./query-options.ts";
 
 export const bucketOf = (d: KindDescriptor, ctx: KindContext): BucketKey => ctx.bucket(d.group, d.resource);
 
@@ -43,12 +44,14 @@ export async function canRead(d: KindDescriptor, ctx: KindContext, o: StoredObje
 }
 
 /** GET: a missing object is 404 whoever asks; an existing one the caller may not read is 403 */
-export async function getObject(d: KindDescriptor, ctx: KindContext, name: string, resourceVersion?: string): Promise<StoredObject> {
+export async function getObject(d: KindDescriptor, ctx: KindContext, name: string, resourceVersion?: ResourceVersion): Promise<StoredObject> {
   const current = await ctx.store.get(bucketOf(d, ctx), name);
   if (!current) throw statusErrors.notFound(d, name);
   if (!(await canRead(d, ctx, current))) throw statusErrors.forbidden(d, name, d.actions.read);
-  if (resourceVersion === undefined || resourceVersion === current.metadata.resourceVersion) return current;
-  const old = await ctx.store.version(bucketOf(d, ctx), name, resourceVersion);
+  const rv = resourceVersion?.value;
+  if (rv === undefined || rv === current.metadata.resourceVersion) return current;
+  // a version past the store's range was never written
+  const old = resourceVersion?.beyondStore ? undefined : await ctx.store.version(bucketOf(d, ctx), name, rv);
   if (!old) throw statusErrors.notFound(d, name);
   return old;
 }

@@ -68,9 +68,13 @@ export function openApiDocument(entries: readonly RouteEntry[], kinds: KindDescr
       const list = { name: "limit", in: "query", schema: { type: "integer" } };
       const cont = { name: "continue", in: "query", schema: { type: "string" } };
       const sel = ["labelSelector", "fieldSelector"].map((n) => ({ name: n, in: "query", schema: { type: "string" } }));
-      add(collection, "GET", { summary: `list ${d.resource} (${d.actions.read})`, parameters: [ns, list, cont, ...sel], responses: { "200": { description: `${d.kind}List` } } });
+      // checked as the API server checks them (query-options.ts); accepted, a list is always the latest state
+      const rv = { name: "resourceVersion", in: "query", schema: { type: "string", pattern: "^[0-9]*$" } };
+      const rvMatch = { name: "resourceVersionMatch", in: "query", schema: { type: "string", enum: ["Exact", "NotOlderThan"] } };
+      const timeout = { name: "timeoutSeconds", in: "query", schema: { type: "integer" } };
+      add(collection, "GET", { summary: `list ${d.resource} (${d.actions.read})`, parameters: [ns, list, cont, ...sel, rv, rvMatch, timeout], responses: { "200": { description: `${d.kind}List` } } });
       add(collection, "POST", { summary: `create a ${d.kind} (${d.actions.create})`, parameters: [ns], requestBody: body, responses: { "201": { description: d.kind } } });
-      add(`${collection}/{name}`, "GET", { summary: `get a ${d.kind} (${d.actions.read})`, parameters: [ns, nm, { name: "resourceVersion", in: "query", schema: { type: "string" } }], responses: { "200": { description: d.kind } } });
+      add(`${collection}/{name}`, "GET", { summary: `get a ${d.kind} (${d.actions.read})`, parameters: [ns, nm, rv], responses: { "200": { description: d.kind } } });
       add(`${collection}/{name}`, "PUT", { summary: `replace a ${d.kind} (${d.actions.write})`, parameters: [ns, nm], requestBody: body, responses: { "200": { description: d.kind } } });
       add(`${collection}/{name}`, "DELETE", { summary: `delete a ${d.kind} (${d.actions.delete})`, parameters: [ns, nm], responses: { "200": { description: "Status" } } });
       for (const sub of Object.keys(d.subresources ?? {})) {

@@ -4,6 +4,7 @@
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { readJson } from "../../../lib/http/base-app.ts";
+import { parseResourceVersion } from "./query-options.ts";
 import { identityOf, type Router } from "../access/guard.ts";
 import { orgIdOfNamespace, type NamespaceContext } from "../core/namespaces.ts";
 import { createKindContext } from "./context.ts";
@@ -82,7 +83,7 @@ export function registerApis(r: Router, deps: ApisDeps): void {
 
   r.get(`${base}/:name`, access, async (c) => {
     const { d, version } = kindOf(c);
-    const object = await getObject(d, contextOf(c), c.req.param("name")!, c.req.query("resourceVersion") || undefined);
+    const object = await getObject(d, contextOf(c), c.req.param("name")!, parseResourceVersion(c.req.query("resourceVersion")));
     return c.json(toResponse(d, version, object));
   });
 

@@ -4,6 +4,8 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { ApiError, notFound } from "../../../lib/errors.ts";
 import { newUid } from "../../../lib/ids.ts";
+import { isUniqueViolation } from "../../../db/errors.ts";
+import { NAME_LIMITS, requireMaxLength } from "./name-limits.ts";
 
 export interface AlertRuleInput {
   uid?: string | undefined;
@@ -37,6 +39,8 @@ export function createAlertRuleStore(pg: PGlite): AlertRuleStore {
     async create(orgId, input) {
       const uid = input.uid?.trim() || newUid();
       if (!/^[a-zA-Z0-9_-]{1,40}$/.test(uid)) throw new ApiError(400, "invalid alert rule uid: at most 40 letters, digits, - or _");
+      requireMaxLength("title", input.title, NAME_LIMITS.alertRuleTitle);
+      requireMaxLength("ruleGroup", input.ruleGroup, NAME_LIMITS.alertRuleGroup);
       const body = { ...input, uid };
       const r = await pg
         .query<{ id: number; uid: string; org_id: number; body: Record<string, unknown>; updated_at: string }>(
@@ -44,7 +48,7 @@ export function createAlertRuleStore(pg: PGlite): AlertRuleStore {
           [uid, orgId, input.folderUID, input.ruleGroup, input.title, body],
         )
         .catch((err: unknown) => {
-          if (String(err).includes("alert_rules_uid_key")) throw new ApiError(409, "an alert rule with this uid already exists");
+          if (isUniqueViolation(err, "alert_rules_uid_key")) throw new ApiError(409, "an alert rule with this uid already exists");
           throw err;
         });
       return shape(r.rows[0]!);

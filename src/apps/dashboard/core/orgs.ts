@@ -5,10 +5,13 @@ import { roleRank, type OrgRole } from "./basic-roles.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { LAST_SEEN_JOIN, lastSeenFields, likePattern, pageOf, personMatches, type PageQuery } from "./user-lists.ts";
 import { avatarUrl } from "./users.ts";
+import { isUniqueViolation } from "../../../db/errors.ts";
+import { NAME_LIMITS, requireMaxLength } from "./name-limits.ts";
 
 export async function createOrg(deps: IdentityDeps, name: string, creator: UserRecord): Promise<number> {
   const trimmed = name.trim();
   if (!trimmed) throw badRequest("bad request data: name must be non-empty");
+  requireMaxLength("name", trimmed, NAME_LIMITS.orgName);
   const orgId = await deps.pg
     .transaction(async (tx) => {
       const r = await tx.query<{ id: number }>("insert into orgs (name) values ($1) returning id", [trimmed]);
@@ -18,7 +21,7 @@ export async function createOrg(deps: IdentityDeps, name: string, creator: UserR
       return id;
     })
     .catch((err: unknown) => {
-      if (String(err).includes("orgs_name_key")) throw conflict("Organization name taken");
+      if (isUniqueViolation(err, "orgs_name_key")) throw conflict("Organization name taken");
       throw err;
     });
   changed(deps);

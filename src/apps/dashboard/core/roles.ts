@@ -9,6 +9,8 @@ import { BASIC_ROLES, basicRolePermissions, KNOWN_ACTIONS } from "./basic-roles.
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { hasPermission, type Permission, type PermissionSet } from "./permissions.ts";
 import { requireTeam } from "./teams.ts";
+import { isUniqueViolation } from "../../../db/errors.ts";
+import { NAME_LIMITS, requireMaxLength } from "./name-limits.ts";
 
 export const RESERVED_PREFIXES = ["fixed:", "basic:", "managed:", "plugins:", "extsvc:"];
 /** uids the built-in roles use or will use */
@@ -147,7 +149,8 @@ async function writePermissions(tx: Transaction, roleId: number, permissions: Pe
 export async function createRole(deps: IdentityDeps, caller: RoleCaller, input: RoleInput, validate: boolean) {
   const name = input.name.trim();
   if (!name) throw badRequest("bad request data: name must be non-empty");
-  if (name.length > 190) throw badRequest("bad request data: name must be at most 190 characters");
+  requireMaxLength("name", name, NAME_LIMITS.roleName);
+  checkRoleLabels(input);
   const reserved = RESERVED_PREFIXES.find((p) => name.startsWith(p));
   if (reserved) {
     throw new ApiError(400, `the role name cannot start with the reserved prefix "${reserved}"`, { messageId: "accesscontrol.reserved-prefix" });
@@ -173,7 +176,7 @@ export async function createRole(deps: IdentityDeps, caller: RoleCaller, input: 
       return r.rows[0]!;
     })
     .catch((err: unknown) => {
-      if (/roles_uid_key|roles_org_name_key/.test(String(err))) throw conflict("a role with this uid or name already exists");
+      if (isUniqueViolation(err, "roles_uid_key", "roles_org_name_key")) throw conflict("a role with this uid or name already exists");
       throw err;
     });
   changed(deps);
@@ -181,7 +184,14 @@ export async function createRole(deps: IdentityDeps, caller: RoleCaller, input: 
 }
 
 /** full replacement; on a basic role it stores an override (removed again by a hard reset) */
+/** the texts a role shows, within their columns' sizes */
+function checkRoleLabels(input: RoleInput): void {
+  requireMaxLength("displayName", input.displayName, NAME_LIMITS.roleDisplayName);
+  requireMaxLength("group", input.group, NAME_LIMITS.roleGroup);
+}
+
 export async function updateRole(deps: IdentityDeps, caller: RoleCaller, uid: string, input: RoleInput, validate: boolean) {
+  checkRoleLabels(input);
   const permissions = normalise(input);
   checkPermissions(caller, permissions, validate);
   let row = await storedRole(deps.pg, caller.orgId, uid);

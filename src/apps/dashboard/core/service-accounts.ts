@@ -7,6 +7,8 @@ import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { hasPermission, type PermissionSet } from "./permissions.ts";
 import { newToken, sha256 } from "./tokens.ts";
 import { avatarUrl } from "./users.ts";
+import { isUniqueViolation } from "../../../db/errors.ts";
+import { NAME_LIMITS, requireMaxLength } from "./name-limits.ts";
 
 export const saNotFound = () =>
   new ApiError(404, "service account not found", { messageId: "serviceaccounts.ErrNotFound" });
@@ -92,6 +94,7 @@ async function findAccount(deps: IdentityDeps, orgId: number, id: number): Promi
 export async function createServiceAccount(deps: IdentityDeps, caller: Caller, input: { name: string; role?: OrgRole | undefined; isDisabled?: boolean | undefined }) {
   const name = input.name.trim();
   if (!name) throw badRequest("bad request data: name must be non-empty");
+  requireMaxLength("name", name, NAME_LIMITS.serviceAccountName);
   const role = input.role ?? "Viewer";
   checkRoleAllowed(caller, role);
   const login = loginFor(caller.orgId, name);
@@ -112,7 +115,7 @@ export async function createServiceAccount(deps: IdentityDeps, caller: Caller, i
       return r.rows[0]!.id;
     })
     .catch((err: unknown) => {
-      if (/users_(login|email)_key/.test(String(err))) throw saExists();
+      if (isUniqueViolation(err, "users_login_key", "users_email_key")) throw saExists();
       throw err;
     });
   changed(deps);
@@ -176,6 +179,7 @@ export async function updateServiceAccount(
   const name = input.name?.trim();
   if (name !== undefined) {
     if (!name) throw badRequest("bad request data: name must be non-empty");
+    requireMaxLength("name", name, NAME_LIMITS.serviceAccountName);
     const taken = await deps.pg.query(
       `select 1 from users u join org_members m on m.user_id = u.id
         where u.is_service_account and m.org_id = $1 and lower(u.name) = lower($2) and u.id <> $3`,
@@ -238,6 +242,7 @@ export async function createToken(deps: IdentityDeps, caller: Caller, id: number
   if (ttl < 0 || ttl > 100 * 365 * 86400) throw new ApiError(400, "invalid SecondsToLive value", { messageId: "serviceaccounts.ErrInvalidInput" });
   const name = input.name.trim();
   if (!name) throw badRequest("bad request data: name must be non-empty");
+  requireMaxLength("name", name, NAME_LIMITS.tokenName);
   await reachableAccount(deps, caller, id);
   const key = newToken();
   const expires = ttl > 0 ? new Date(now + ttl * 1000) : null;
@@ -247,7 +252,7 @@ export async function createToken(deps: IdentityDeps, caller: Caller, id: number
       [caller.orgId, id, name, sha256(key), expires],
     )
     .catch((err: unknown) => {
-      if (String(err).includes("api_tokens_org_name_key")) {
+      if (isUniqueViolation(err, "api_tokens_org_name_key")) {
         throw new ApiError(400, "service account token with given name already exists in the organization", {
           messageId: "serviceaccounts.ErrTokenAlreadyExists",
         });

@@ -3,6 +3,8 @@ import { ApiError, badRequest, conflict, notFound } from "../../../lib/errors.ts
 import { newUid } from "../../../lib/ids.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { avatarUrl } from "./users.ts";
+import { isUniqueViolation } from "../../../db/errors.ts";
+import { NAME_LIMITS, requireMaxLength } from "./name-limits.ts";
 
 export const teamNotFound = () => notFound("Team not found");
 
@@ -42,11 +44,13 @@ export async function requireTeam(deps: IdentityDeps, orgId: number, teamId: num
 export async function createTeam(deps: IdentityDeps, orgId: number, input: { name: string; email?: string | undefined }) {
   const name = input.name.trim();
   if (!name) throw badRequest("bad request data: name must be non-empty");
+  requireMaxLength("name", name, NAME_LIMITS.teamName);
+  requireMaxLength("email", input.email, NAME_LIMITS.teamEmail);
   const uid = newUid();
   const r = await deps.pg
     .query<{ id: number }>("insert into teams (uid, org_id, name, email) values ($1, $2, $3, $4) returning id", [uid, orgId, name, input.email ?? ""])
     .catch((err: unknown) => {
-      if (String(err).includes("teams_org_name_key")) throw conflict("Team name taken");
+      if (isUniqueViolation(err, "teams_org_name_key")) throw conflict("Team name taken");
       throw err;
     });
   changed(deps);

@@ -8,6 +8,8 @@ import { toUser, type UserRecord } from "./access-model.ts";
 import type { OrgRole } from "./basic-roles.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords.ts";
+import { isUniqueViolation } from "../../../db/errors.ts";
+import { NAME_LIMITS, requireMaxLength } from "./name-limits.ts";
 
 export interface NewUser {
   login?: string | undefined;
@@ -23,6 +25,9 @@ export async function createUser(deps: IdentityDeps, input: NewUser): Promise<Us
   const login = (input.login ?? input.email ?? "").trim();
   const email = (input.email ?? input.login ?? "").trim();
   if (!login) throw badRequest("Need to specify either username or email");
+  requireMaxLength("login", login, NAME_LIMITS.userLogin);
+  requireMaxLength("email", email, NAME_LIMITS.userEmail);
+  requireMaxLength("name", input.name, NAME_LIMITS.userName);
   if (input.password.length < MIN_PASSWORD_LENGTH) throw badRequest("New password is too short");
   const orgId = input.orgId ?? 1;
   const org = await deps.pg.query("select 1 from orgs where id = $1", [orgId]);
@@ -42,7 +47,7 @@ export async function createUser(deps: IdentityDeps, input: NewUser): Promise<Us
     await tx.query("insert into org_members (org_id, user_id, role) values ($1, $2, $3)", [orgId, created.id, input.role ?? "Viewer"]);
     return created;
   }).catch((err: unknown) => {
-    if (String(err).includes("users_login_key") || String(err).includes("users_email_key")) {
+    if (isUniqueViolation(err, "users_login_key", "users_email_key")) {
       throw new ApiError(412, `User with email '${email}' or username '${login}' already exists`);
     }
     throw err;

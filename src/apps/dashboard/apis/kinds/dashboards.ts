@@ -8,7 +8,8 @@ import type { DashboardDependents } from "../../core/dashboard-dependents.ts";
 import { CREATED_BY, FOLDER_ANNOTATION, INTERNAL_ID_LABEL, UPDATED_AT, UPDATED_BY, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
 import { dashboardUrl, folderUrl, slugify } from "../search.ts";
 import type { StoredObject } from "../store.ts";
-import { checkSpec } from "../spec-check.ts";
+import { checkSpec, checkTitle } from "../spec-check.ts";
+import { NAME_LIMITS } from "../../core/name-limits.ts";
 
 const DashboardSpec = type({
   title: "string",
@@ -55,7 +56,7 @@ export function dashboardKind(options: DashboardKindOptions = {}): KindDescripto
     validateSpec(spec, name) {
       checkSpec(d, DashboardSpec, spec, name);
       const s = { ...(spec as Record<string, unknown>) };
-      if (!String(s.title).trim()) throw statusErrors.invalid(d, name, "spec.title", "dashboard title cannot be empty");
+      checkTitle(d, name, String(s.title), "dashboard", NAME_LIMITS.dashboardTitle);
       return s;
     },
     async scopes(ctx, name, folder) {

@@ -7,7 +7,8 @@ import { FOLDER_ANNOTATION, statusErrors, type KindContext, type KindDescriptor 
 import type { DashboardDependents } from "../../core/dashboard-dependents.ts";
 import type { LibraryElementStore } from "../../core/library-elements.ts";
 import type { StarStore } from "../../core/stars.ts";
-import { checkSpec } from "../spec-check.ts";
+import { checkSpec, checkTitle } from "../spec-check.ts";
+import { NAME_LIMITS } from "../../core/name-limits.ts";
 import type { StoredObject } from "../store.ts";
 
 const FolderSpec = type({ title: "string", "description?": "string" });
@@ -65,7 +66,7 @@ export function folderKind(options: FolderOptions): KindDescriptor {
         throw new ApiError(400, `"${name}" is a reserved folder uid`, { messageId: "folder.invalid-uid", reason: "BadRequest" });
       }
       const s = checkSpec(d, FolderSpec, spec, name);
-      if (!s.title.trim()) throw statusErrors.invalid(d, name, "spec.title", "folder title cannot be empty");
+      checkTitle(d, name, s.title, "folder", NAME_LIMITS.folderTitle);
       return s as Record<string, unknown>;
     },
     async scopes(ctx, name, parent) {

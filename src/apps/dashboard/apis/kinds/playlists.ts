@@ -3,7 +3,8 @@
 import { type } from "arktype";
 import { parseDuration } from "../../../../lib/units.ts";
 import { statusErrors, type KindDescriptor } from "../kind.ts";
-import { checkSpec } from "../spec-check.ts";
+import { checkSpec, checkTitle } from "../spec-check.ts";
+import { NAME_LIMITS } from "../../core/name-limits.ts";
 
 const PlaylistSpec = type({
   title: "string",
@@ -27,7 +28,7 @@ export function playlistKind(): KindDescriptor {
     actions: { read: "playlists:read", create: "playlists:create", write: "playlists:write", delete: "playlists:delete" },
     validateSpec(spec, name) {
       const s = checkSpec(d, PlaylistSpec, spec, name);
-      if (!s.title.trim()) throw statusErrors.invalid(d, name, "spec.title", "playlist title cannot be empty");
+      checkTitle(d, name, s.title, "playlist", NAME_LIMITS.playlistTitle);
       if (parseDuration(s.interval) === undefined) {
         throw statusErrors.invalid(d, name, "spec.interval", `"${s.interval}" is not a duration such as 5m or 1h30m`);
       }
