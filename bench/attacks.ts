@@ -35,8 +35,9 @@ try {
     const before = rssMiB(pid);
     let peak = before;
     const sampler = setInterval(() => { peak = Math.max(peak, rssMiB(pid)); }, 50);
-    const probing = startProbing(urls, { everyMs: 100, deadlineMs: ATTACK_DEADLINE_MS });
-    const answer = await sendAttack(urls, attack, ATTACK_DEADLINE_MS);
+    // a probe that waits 5 s has failed: the attack is abandoned and the server restarted
+    const probing = startProbing(urls, { everyMs: 100, deadlineMs: 5_000 });
+    const answer = await sendAttack(urls, attack, ATTACK_DEADLINE_MS, probing.firstFailure);
     const probes = await probing.stop();
     clearInterval(sampler);
     peak = Math.max(peak, rssMiB(pid));
@@ -46,7 +47,7 @@ try {
       String(answer.status ?? answer.error),
       attack.expect.includes(answer.status ?? -1) ? "yes" : "NO",
       `${Math.round(answer.ms)}`,
-      `${Math.round(probes.maxMs)}`,
+      probes.failed.length > 0 ? `>= ${Math.round(probes.maxMs)}` : `${Math.round(probes.maxMs)}`,
       probes.maxMs <= TARGET_MS && !hung ? "yes" : "NO",
       `${Math.round(peak - before)}`,
     ]);

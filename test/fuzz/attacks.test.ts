@@ -22,7 +22,7 @@ describe("attack probes: every listener and tenant keeps answering during each a
       const urls = { dashboard: target.url("dashboard"), logs: target.url("logs"), metrics: target.url("metrics") };
       await attack.setup?.(urls);
       const probing = startProbing(urls, { everyMs: 250, deadlineMs: PROBE_DEADLINE_MS });
-      const answer = await sendAttack(urls, attack, ATTACK_DEADLINE_MS);
+      const answer = await sendAttack(urls, attack, ATTACK_DEADLINE_MS, probing.firstFailure);
       const probes = await probing.stop();
       const logged = target.takeErrors();
       const text = `${attack.name}: answer ${answer.status ?? answer.error} in ${Math.round(answer.ms)} ms ${answer.text ?? ""}; ` +

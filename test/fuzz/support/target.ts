@@ -53,7 +53,12 @@ export interface Target {
 
 export async function startTarget(extraArgs: string[] = []): Promise<Target> {
   const args = [join(repoRoot, "src", "main.ts"), "serve", "--in-memory", "--log-format", "json", "--log-level", "warn", "--metrics-admin-token", ADMIN_TOKEN, ...freePortArgs, ...extraArgs];
-  const spawnOne = () => startChild(bunBin, args, { cwd: repoRoot, timeoutMs: 60_000 });
+  const spawnOne = async () => {
+    const started = await startChild(bunBin, args, { cwd: repoRoot, timeoutMs: 60_000 });
+    // a runner that exits early (interrupted, timed out) must not leave a server behind
+    process.once("exit", () => started.process.kill("SIGKILL"));
+    return started;
+  };
   let child: Child = await spawnOne();
   let seenOut = 0;
   let seenErr = 0;
