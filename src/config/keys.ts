@@ -73,6 +73,8 @@ export const configKeys: readonly ConfigKey[] = [
     description: "how long SIGINT/SIGTERM waits for in-flight requests before closing" },
   { path: "server.cors_allowed_origins", flag: "--cors-allowed-origins <list>", kind: "list", default: [],
     description: "origins (scheme://host[:port], comma-separated; * for any) whose browser pages may call the log and metrics stores; the dashboard listener on the hostname a request came in on is always allowed" },
+  { path: "server.allowed_hosts", flag: "--allowed-hosts <list>", kind: "list", default: [],
+    description: "host names the log and metrics stores answer to besides localhost, 127.0.0.1, ::1, server.host and (when bound to 0.0.0.0 or ::) the machine's host name (comma-separated; * for any); an IP address is always accepted, a request naming another host gets 403 (DNS rebinding protection)" },
   ...tlsKeys("dashboard", "dashboard-", "the dashboard listener"),
   { path: "dashboard.http_port", flag: "--http-port <port>", kind: "number", default: 3000,
     description: "port of the dashboard API and admin page (0 picks a free port)" },

@@ -70,6 +70,10 @@ export const configSchema = type({
       list.every((o) => o === "*" || (normalizeOrigin(o) !== undefined && !/^[a-z]+:\/\/[^/]+\/./i.test(o))) ||
       ctx.mustBe("a list of origins such as https://admin.example.com:8443, or *"),
     ),
+    allowed_hosts: type("string[]").narrow((list, ctx) =>
+      list.every((h) => h === "*" || /^(\[[0-9a-f:.]+\]|[^\s/:@[\]]+)$/i.test(h)) ||
+      ctx.mustBe("a list of host names or addresses such as logs.example.com, 10.0.0.5 or [::1] (no scheme or port), or *"),
+    ),
   },
   dashboard: {
     http_port: port,

@@ -52,6 +52,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     logger: deps.logger,
     lifecycle: deps.lifecycle,
     maxBodyBytes: config.server.max_request_body_size,
+    hosts: { configured: config.server.allowed_hosts, bindHost: config.server.host },
     render: renderTextError,
     // before everything else: a preflight carries no tenant
     early: [storeCors],

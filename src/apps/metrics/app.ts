@@ -61,6 +61,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     logger: deps.logger,
     lifecycle: deps.lifecycle,
     maxBodyBytes: config.server.max_request_body_size,
+    hosts: { configured: config.server.allowed_hosts, bindHost: config.server.host },
     render: renderMetricsError,
     early: [
       // before everything else: a preflight carries no tenant or credentials

@@ -4,6 +4,7 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { Lifecycle } from "../lifecycle.ts";
 import type { Logger } from "../logger.ts";
+import { allowedHosts, type AllowedHostsOptions } from "./allowed-hosts.ts";
 import { createBaseApp, type ErrorRenderer } from "./base-app.ts";
 import { renderPrometheusError } from "./prometheus-errors.ts";
 import { registerReady } from "./ready.ts";
@@ -17,6 +18,8 @@ export interface StoreAppOptions {
   render?: ErrorRenderer;
   /** middleware that runs before the body is read */
   early?: MiddlewareHandler[];
+  /** the Host names this listener answers to (DNS rebinding); checked before everything else */
+  hosts?: AllowedHostsOptions;
 }
 
 export function createStoreApp(options: StoreAppOptions): Hono {
@@ -26,7 +29,7 @@ export function createStoreApp(options: StoreAppOptions): Hono {
     maxBodyBytes: options.maxBodyBytes,
     render: options.render ?? renderPrometheusError,
     subjectOf: (c) => ({ tenant: c.req.header("X-Scope-OrgID") }),
-    early: options.early,
+    early: [...(options.hosts ? [allowedHosts(options.hosts)] : []), ...(options.early ?? [])],
   });
   registerReady(app, options.lifecycle);
   return app;
