@@ -13,6 +13,9 @@ const size = type("number.integer >= 0")
   .or(type("string").pipe((s, ctx) => parseSize(s) ?? ctx.error("a size such as 16MiB or 256KB")))
   .describe("a size in bytes or with a unit such as 16MiB or 256KB");
 
+/** a size of at least one byte: a limit that cannot be turned off (0 would refuse everything) */
+const positiveSize = size.pipe((n: number, ctx) => (n >= 1 ? n : ctx.error("a size of at least 1 byte")));
+
 /** Prometheus-style duration text, converted to milliseconds */
 const duration = type("string").pipe((s, ctx) => parseDuration(s) ?? ctx.error("a duration such as 10s, 1m30s or 7d"));
 
@@ -63,7 +66,7 @@ export const configSchema = type({
     log_level: "'debug' | 'info' | 'warn' | 'error'",
     log_format: "'logfmt' | 'json'",
     max_request_body_size: size,
-    max_recv_msg_size: size,
+    max_recv_msg_size: positiveSize,
     shutdown_timeout: duration,
     http_tls_config: tlsConfig,
     cors_allowed_origins: type("string[]").narrow((list, ctx) =>

@@ -2,7 +2,8 @@
 // ({streams:[{stream, values:[[ns, line, metadata?]]}]}, optionally gzip or
 // deflate encoded) or the real product's protobuf PushRequest compressed with
 // block snappy. Both decode to the same streams, so every path stores alike.
-import { gunzipSync, inflateSync } from "node:zlib";
+import { promisify } from "node:util";
+import { gunzip, inflate } from "node:zlib";
 import protobuf from "protobufjs/light.js";
 import { ApiError } from "../../../lib/errors.ts";
 import { SnappyError, snappyUncompress } from "../../../lib/snappy.ts";
@@ -61,18 +62,22 @@ export { PushRequest as PushRequestType };
  * inflating, so a small bomb never grows memory past the cap (issue 16 #5);
  * over it is the real store's 413.
  */
-export function decodeContent(body: Uint8Array, encoding: string | undefined, maxBytes: number): Uint8Array {
+export async function decodeContent(body: Uint8Array, encoding: string | undefined, maxBytes: number): Promise<Uint8Array> {
   const e = (encoding ?? "").trim().toLowerCase();
   try {
     if (e === "" || e === "identity" || e === "snappy") return body;
-    if (e === "gzip") return gunzipSync(body, { maxOutputLength: maxBytes });
-    if (e === "deflate") return inflateSync(body, { maxOutputLength: maxBytes });
+    // the asynchronous forms inflate off the event loop on Bun and Node
+    if (e === "gzip") return await gunzipAsync(body, { maxOutputLength: maxBytes });
+    if (e === "deflate") return await inflateAsync(body, { maxOutputLength: maxBytes });
   } catch (err) {
     if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(maxBytes + 1, maxBytes);
     throw bad(`cannot decode ${e} body: ${(err as Error).message}`);
   }
   throw bad(`Content-Encoding "${encoding}" not supported`);
 }
+
+const gunzipAsync = promisify(gunzip);
+const inflateAsync = promisify(inflate);
 
 /** the real store's ErrRequestBodyTooLarge, answered 413 */
 const tooLarge = (size: number, limit: number) => new ApiError(413, `request body too large: ${size} bytes, limit: ${limit} bytes`);
@@ -85,8 +90,8 @@ export function mediaTypeOf(contentType: string | undefined): string {
   return type;
 }
 
-export function decodePush(body: Uint8Array, contentType: string | undefined, encoding: string | undefined, maxBytes: number): PushStream[] {
-  const bytes = decodeContent(body, encoding, maxBytes);
+export async function decodePush(body: Uint8Array, contentType: string | undefined, encoding: string | undefined, maxBytes: number): Promise<PushStream[]> {
+  const bytes = await decodeContent(body, encoding, maxBytes);
   return mediaTypeOf(contentType) === "application/json" ? decodeJson(bytes) : decodeProtobuf(bytes, maxBytes);
 }
 

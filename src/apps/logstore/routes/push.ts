@@ -11,7 +11,7 @@ export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions
   const push = async (c: Context) => {
     const tenant = tenantOf(c, tenants);
     const body = new Uint8Array(await c.req.arrayBuffer());
-    const streams = decodePush(body, c.req.header("Content-Type"), c.req.header("Content-Encoding"), maxRecvMsgSize);
+    const streams = await decodePush(body, c.req.header("Content-Type"), c.req.header("Content-Encoding"), maxRecvMsgSize);
     const result = await ingest(deps, tenant, streams);
     if (result.status === 204) return c.body(null, 204);
     throw new ApiError(result.status, result.message ?? "");
