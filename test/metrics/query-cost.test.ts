@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { ADMIN } from "../helpers/api.ts";
 import { useServer } from "../helpers/server.ts";
 import { metricsClient } from "./helpers.ts";
 
@@ -63,6 +64,21 @@ describe("query cost: max samples, query_timeout, slices", () => {
     const r = await m().query("slow", "count_over_time(vector(1)[1d:1s])", 1_700_000_000_000);
     expect(r.status).toBe(503);
     expect(r.body).toEqual({ status: "error", errorType: "timeout", error: "query timed out in expression evaluation" });
+  }, 60_000);
+
+  it("through the dashboard (/api/ds/query) the store's cap applies too", async () => {
+    const ds = await ctx.api.post("/api/datasources", {
+      auth: ADMIN,
+      body: { name: "capped", type: "prometheus", access: "proxy", url: `${ctx.server.urls.metrics!}/prometheus`, jsonData: { tenantId: "viewer-q" } },
+    });
+    expect(ds.status).toBe(200);
+    const now = Date.now();
+    const r = await ctx.api.post("/api/ds/query", {
+      auth: ADMIN,
+      body: { from: String(now - 60_000), to: String(now), queries: [{ refId: "A", datasource: { uid: ds.body.datasource.uid }, expr: "count_over_time(vector(1)[4d:10ms])", instant: true, range: false }] },
+    });
+    expect(r.body.results.A.status).toBe(422);
+    expect(r.body.results.A.error).toContain("query processing would load too many samples into memory in query execution");
   }, 60_000);
 
   it("a recording rule evaluation has the same cap: the rule is err with Prometheus's message", async () => {
