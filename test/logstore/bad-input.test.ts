@@ -275,9 +275,23 @@ describe("log store: bad input answers 400, never 500 (issue 16)", () => {
     const failing = await logs().get("/svc/api/v1/query_range", "p19t", { query: '{app="t"} | line_format "{{ ToUpper 1 2 }}"', start: String((T0 - 3_600_000) / 1000), end: String(T0 / 1000 + 1) });
     expect(failing.status).toBe(200);
     expect(failing.body.data.result).toEqual([{ stream: { app: "t", level: "info", __error__: "TemplateFormatErr" }, values: [[ns(T0 - 5000), "hello"]] }]);
-    // label_format is refused by name until it is evaluated
-    const labelFormat = await logs().get("/svc/api/v1/query_range", "p19t", { query: '{app="t"} | label_format x="{{"' });
-    expect(labelFormat.status).toBe(400);
+    // label_format: the same parsing, with the real product's label wording
+    const labelCases: Array<[string, string]> = [
+      ['{app="t"} | label_format x="{{"', `parse error : stage '| label_format x="{{"' : invalid template for label 'x': template: label:1: unclosed action`],
+      ['{app="t"} | label_format x="{{ nosuch . }}", y=app', `parse error : stage '| label_format x="{{ nosuch . }}", y=app' : invalid template for label 'x': template: label:1: function "nosuch" not defined`],
+      ['{app="t"} | label_format x=app, x=level', `parse error : stage '| label_format x=app, x=level' : multiple label name 'x' not allowed in a single format operation`],
+    ];
+    for (const [query, message] of labelCases) {
+      const r = await logs().get("/svc/api/v1/query_range", "p19t", { query });
+      expect({ query, status: r.status, text: r.text }).toEqual({ query, status: 400, text: `${message}\n` });
+    }
+    const formatted = await logs().get("/svc/api/v1/query_range", "p19t", {
+      query: '{app="t"} | label_format shout="{{ ToUpper .level }}-{{ __line__ }}", kind=level',
+      start: String((T0 - 3_600_000) / 1000),
+      end: String(T0 / 1000 + 1),
+    });
+    expect(formatted.status).toBe(200);
+    expect(formatted.body.data.result).toEqual([{ stream: { app: "t", kind: "info", shout: "INFO-hello" }, values: [[ns(T0 - 5000), "hello"]] }]);
   });
 });
 

@@ -35,7 +35,11 @@ export type Stage =
   | { kind: "json" }
   | { kind: "logfmt" }
   | { kind: "labels"; filter: LabelFilter }
-  | { kind: "line_format"; template: string; compiled: Template };
+  | { kind: "line_format"; template: string; compiled: Template }
+  | { kind: "label_format"; formats: LabelFormat[] };
+
+/** one `dst=src` (a rename) or `dst="template"` of a label_format stage */
+export type LabelFormat = { name: string; rename: string } | { name: string; template: Template };
 
 export interface LogQuery {
   kind: "log";
@@ -210,7 +214,41 @@ class Reader {
     if (labelFilter) return void stages.push({ kind: "labels", filter: this.labelFilter(labelFilter) });
     const lineFormat = n.getChild("LineFormatExpr");
     if (lineFormat) return void stages.push(lineFormatStage(unquote(this.text(lineFormat.getChild("String")!))));
+    const labelFormat = n.getChild("LabelFormatExpr");
+    if (labelFormat) return void stages.push(this.labelFormat(labelFormat));
     return this.unsupported(n);
+  }
+
+  /** label_format dst="template", dst=src, ...: templates parsed now, as line_format's */
+  labelFormat(n: SyntaxNode): Stage {
+    const matchers: SyntaxNode[] = [];
+    const walk = (m: SyntaxNode | null) => {
+      for (let c = m?.firstChild ?? null; c; c = c.nextSibling) {
+        if (c.name === "LabelsFormat") walk(c);
+        else if (c.name === "LabelFormatMatcher") matchers.push(c);
+      }
+    };
+    walk(n.getChild("LabelsFormat"));
+    const parts = matchers.map((m) => {
+      const [dst, src] = m.getChildren("Identifier");
+      const str = m.getChild("String");
+      return { name: this.text(dst!), src: src ? this.text(src) : undefined, value: str ? unquote(this.text(str)) : undefined };
+    });
+    // the stage as the real product writes it in its errors
+    const stage = `| label_format ${parts.map((p) => `${p.name}=${p.src ?? JSON.stringify(p.value)}`).join(", ")}`;
+    const seen = new Set<string>();
+    const formats = parts.map((p): LabelFormat => {
+      if (seen.has(p.name)) throw parseError(`parse error : stage '${stage}' : multiple label name '${p.name}' not allowed in a single format operation`);
+      seen.add(p.name);
+      if (p.src !== undefined) return { name: p.name, rename: p.src };
+      try {
+        return { name: p.name, template: parseTemplate(p.value ?? "", "label", unquote) };
+      } catch (err) {
+        if (!(err instanceof TemplateError)) throw err;
+        throw parseError(`parse error : stage '${stage}' : invalid template for label '${p.name}': ${err.message}`);
+      }
+    });
+    return { kind: "label_format", formats };
   }
 
   lineFilters(n: SyntaxNode, stages: Stage[]): void {

@@ -116,6 +116,27 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
       case "labels":
         if (!labelFilter(s.filter, labels())) return undefined;
         break;
+      case "label_format": {
+        // every template reads the labels as they were before the stage; a rename needs its source
+        const l = labels();
+        const data = { ...l };
+        for (const f of s.formats) {
+          if ("rename" in f) {
+            // set, then delete the source, in the real product's order (so x=x removes x)
+            if (f.rename in l) {
+              l[f.name] = l[f.rename]!;
+              delete l[f.rename];
+            }
+            continue;
+          }
+          try {
+            l[f.name] = f.template.render({ labels: data, line: current });
+          } catch {
+            l.__error__ = "TemplateFormatErr";
+          }
+        }
+        break;
+      }
       case "line_format":
         labels();
         current = format(s.compiled, current, p!);
