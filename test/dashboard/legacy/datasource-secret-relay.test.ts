@@ -55,17 +55,18 @@ describe("issue 16 #7: secrets do not follow a data source to a new destination"
     return t.api.put(`/api/datasources/uid/${uid}`, { auth, body: { ...body, ...changes } });
   }
 
-  /** what the server got with the health check and a proxied request */
+  /** what the server got with the health check, a proxied request and a query */
   async function received(server: Upstream, uid: string, auth: string): Promise<string> {
     server.received.length = 0;
     await t.api.get(`/api/datasources/uid/${uid}/health`, { auth });
     await t.api.get(`/api/datasources/proxy/uid/${uid}/svc/api/v1/labels`, { auth });
-    expect(server.received.length).toBeGreaterThan(0);
+    await t.api.post("/api/ds/query", { auth, body: { from: "now-5m", to: "now", queries: [{ refId: "A", datasource: { uid }, expr: '{app="x"}' }] } });
+    expect(server.received.length).toBeGreaterThanOrEqual(3);
     return JSON.stringify(server.received.map((r) => r.headers));
   }
   const secretsIn = (text: string) => [PW, KEY, SV_VALUE, btoa(`bob:${PW}`), btoa(`eve:${PW}`)].filter((s) => text.includes(s));
 
-  it("an Editor moves the URL to their own server (secureJsonFields dropped) -> no stored secret reaches it, by health check or proxy", async () => {
+  it("an Editor moves the URL to their own server (secureJsonFields dropped) -> no stored secret reaches it, by health check, proxy or query", async () => {
     const uid = await dataSource();
     expect(secretsIn(await received(home, uid, editor.auth))).toEqual([KEY, SV_VALUE, btoa(`bob:${PW}`)]);
     const moved = await roundTrip(uid, editor.auth, { url: `${attacker.url}/x`, secureJsonFields: {} });
