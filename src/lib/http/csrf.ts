@@ -37,7 +37,20 @@ export function csrfProtection(o: CsrfOptions): MiddlewareHandler {
     else trustedHosts.add(t.toLowerCase());
   }
 
+  // browsers send few distinct (source, host) pairs: decisions are remembered (bounded)
+  const decided = new Map<string, boolean>();
   const allowed = (c: Context, source: string): boolean => {
+    const hosts = [c.req.header("Host") ?? new URL(c.req.url).host, ...o.additionalHeaders.map((h) => c.req.header(h))];
+    const key = `${source}\n${hosts.join("\n")}`;
+    let ok = decided.get(key);
+    if (ok === undefined) {
+      ok = decide(source, hosts);
+      if (decided.size >= 1000) decided.clear();
+      decided.set(key, ok);
+    }
+    return ok;
+  };
+  const decide = (source: string, hosts: ReadonlyArray<string | undefined>): boolean => {
     let from: URL;
     try {
       from = new URL(source);
@@ -46,7 +59,6 @@ export function csrfProtection(o: CsrfOptions): MiddlewareHandler {
     }
     if (from.protocol !== "http:" && from.protocol !== "https:") return false;
     if (trustedOrigins.has(from.origin) || trustedHosts.has(from.hostname)) return true;
-    const hosts = [c.req.header("Host") ?? new URL(c.req.url).host, ...o.additionalHeaders.map((h) => c.req.header(h))];
     return hosts.some((h) => h !== undefined && sameHost(from, h));
   };
 
