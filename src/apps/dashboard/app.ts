@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import type { Hono } from "hono";
 import { createBaseApp } from "../../lib/http/base-app.ts";
 import { csrfProtection } from "../../lib/http/csrf.ts";
-import { frameOptions } from "../../lib/http/frame-options.ts";
+import { FRAME_AND_SNIFF_HEADERS } from "../../lib/http/frame-options.ts";
 import { tlsEnabled } from "../../platform/tls.ts";
 import { SESSION_COOKIE } from "./core/sessions.ts";
 import { createRouter, maybeIdentity, type RouteEntry } from "./access/guard.ts";
@@ -95,8 +95,8 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     render: renderDashboardError,
     subjectOf: (c) => ({ org: maybeIdentity(c)?.orgId ?? c.req.header("X-Svc-Org-Id") }),
     // before the body is read: a forged request is refused without reading it
+    defaultHeaders: FRAME_AND_SNIFF_HEADERS,
     early: [
-      frameOptions(),
       csrfProtection({
         cookieName: SESSION_COOKIE,
         trustedOrigins: config.security.csrf_trusted_origins,

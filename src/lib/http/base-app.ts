@@ -5,6 +5,7 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "../errors.ts";
 import { jsonTextProblem } from "../json-safety.ts";
+import { applyDefaultHeaders, type HeaderList } from "./frame-options.ts";
 import type { Lifecycle } from "../lifecycle.ts";
 import type { LogFields, Logger } from "../logger.ts";
 
@@ -19,6 +20,8 @@ export interface BaseAppOptions {
   subjectOf?: (c: Context) => LogFields;
   /** middleware that runs before the body is read (the body limit buffers chunked bodies) */
   early?: MiddlewareHandler[];
+  /** headers every response carries unless it sets its own (the dashboard's X-Frame-Options) */
+  defaultHeaders?: HeaderList;
 }
 
 export function createBaseApp(options: BaseAppOptions): Hono {
@@ -30,6 +33,7 @@ export function createBaseApp(options: BaseAppOptions): Hono {
     const started = performance.now();
     try {
       await next();
+      if (options.defaultHeaders) applyDefaultHeaders(c, options.defaultHeaders);
     } finally {
       done();
       if (logger.enabled("info")) {

@@ -8,6 +8,7 @@
 // Authorization explicitly, never cookies. A request without Origin costs one
 // header lookup.
 import type { Context, MiddlewareHandler } from "hono";
+import { boundedMemo } from "../bounded-memo.ts";
 
 export interface CorsOptions {
   /** origins allowed as written (`scheme://host[:port]`); `*` allows any */
@@ -46,19 +47,14 @@ export function cors(o: CorsOptions): MiddlewareHandler {
   const listed = new Set(o.allowedOrigins.map((x) => normalizeOrigin(x)).filter((x): x is string => x !== undefined));
   const same = o.sameHostPort && o.sameHostPort.port > 0 ? { protocol: `${o.sameHostPort.scheme}:`, port: String(o.sameHostPort.port) } : undefined;
   // browsers send few distinct (origin, host) pairs: decisions are remembered (bounded)
-  const decided = new Map<string, boolean>();
+  const decided = boundedMemo((key) => {
+    const [origin = "", host = ""] = key.split("\n");
+    return decide(origin, host);
+  });
 
   const allowed = (origin: string, c: Context): boolean => {
     if (any) return true;
-    const host = c.req.header("Host") ?? new URL(c.req.url).host;
-    const key = `${origin}\n${host}`;
-    let ok = decided.get(key);
-    if (ok === undefined) {
-      ok = decide(origin, host);
-      if (decided.size >= 1000) decided.clear();
-      decided.set(key, ok);
-    }
-    return ok;
+    return decided(`${origin}\n${c.req.header("Host") ?? new URL(c.req.url).host}`);
   };
   const decide = (origin: string, host: string): boolean => {
     const normal = normalizeOrigin(origin);

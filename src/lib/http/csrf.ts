@@ -12,6 +12,7 @@
 // of one header lookup. Without Origin and Referer the sender is no browser
 // page (browsers send Origin on every cross-origin POST): it passes too.
 import type { Context, MiddlewareHandler } from "hono";
+import { boundedMemo } from "../bounded-memo.ts";
 import { ApiError } from "../errors.ts";
 
 export interface CsrfOptions {
@@ -37,7 +38,16 @@ export function csrfProtection(o: CsrfOptions): MiddlewareHandler {
     else trustedHosts.add(t.toLowerCase());
   }
 
+  // browsers send few distinct (source, host) pairs: decisions are remembered (bounded)
+  const decided = boundedMemo((key) => {
+    const [source = "", ...hosts] = key.split("\n");
+    return decide(source, hosts);
+  });
   const allowed = (c: Context, source: string): boolean => {
+    const hosts = [c.req.header("Host") ?? new URL(c.req.url).host, ...o.additionalHeaders.map((h) => c.req.header(h) ?? "")];
+    return decided([source, ...hosts].join("\n"));
+  };
+  const decide = (source: string, hosts: readonly string[]): boolean => {
     let from: URL;
     try {
       from = new URL(source);
@@ -46,8 +56,7 @@ export function csrfProtection(o: CsrfOptions): MiddlewareHandler {
     }
     if (from.protocol !== "http:" && from.protocol !== "https:") return false;
     if (trustedOrigins.has(from.origin) || trustedHosts.has(from.hostname)) return true;
-    const hosts = [c.req.header("Host") ?? new URL(c.req.url).host, ...o.additionalHeaders.map((h) => c.req.header(h))];
-    return hosts.some((h) => h !== undefined && sameHost(from, h));
+    return hosts.some((h) => h !== "" && sameHost(from, h));
   };
 
   return (c, next) => {

@@ -19,6 +19,15 @@ export interface RequestOptions {
   text?: boolean;
 }
 
+/** the sign-in lock-out's messageId; the API's message is the plain "Invalid username or password" */
+export const LOCKED_OUT = "login-attempt.blocked";
+export const LOCKED_OUT_MESSAGE = "Too many failed sign-in attempts: this account is locked for a while. Wait and try again, or ask an administrator.";
+
+/** the lock-out told plainly, any other failure as it is */
+export function explainLockOut(err: unknown): unknown {
+  return err instanceof ApiFailure && err.messageId === LOCKED_OUT ? new ApiFailure(err.status, LOCKED_OUT_MESSAGE, err.url, err.messageId) : err;
+}
+
 type Listener = () => void;
 const signedOutListeners = new Set<Listener>();
 
@@ -78,7 +87,8 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   try {
     return await request<T>(path, options);
   } catch (err) {
-    if (err instanceof ApiFailure && err.status === 401 && path !== "/login") for (const l of signedOutListeners) l();
+    // a lock-out (a wrong current password on the password form) leaves the session valid
+    if (err instanceof ApiFailure && err.status === 401 && path !== "/login" && err.messageId !== LOCKED_OUT) for (const l of signedOutListeners) l();
     throw err;
   }
 }

@@ -2,7 +2,7 @@
 // Wrong credentials and lock-out are shown with the server's own message.
 import { useState } from "preact/hooks";
 import { Button, ErrorNote, TextField } from "../components/ui.tsx";
-import { api, ApiFailure } from "../lib/api.ts";
+import { api, ApiFailure, explainLockOut, LOCKED_OUT } from "../lib/api.ts";
 import { useAction } from "../lib/hooks.ts";
 
 export function LoginPage(props: { notice?: string; onSignedIn: () => Promise<void> }) {
@@ -52,9 +52,7 @@ export function Logo() {
 /** the server answers both with "Invalid username or password"; its messageId tells them apart */
 function explain(err: unknown): unknown {
   if (!(err instanceof ApiFailure)) return err;
-  if (err.messageId === "login-attempt.blocked") {
-    return new ApiFailure(err.status, "Too many failed sign-in attempts: this account is locked for a while. Wait and try again, or ask an administrator.", err.url, err.messageId);
-  }
+  if (err.messageId === LOCKED_OUT) return explainLockOut(err);
   if (err.messageId === "password-auth.failed") {
     return new ApiFailure(err.status, "Wrong user name or password.", err.url, err.messageId);
   }

@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { ActionForm } from "../components/form-dialog.tsx";
 import { PageHeader, TextField } from "../components/ui.tsx";
-import { api } from "../lib/api.ts";
+import { api, explainLockOut } from "../lib/api.ts";
 import { useAction } from "../lib/hooks.ts";
 import { useSession } from "../lib/session.ts";
 
@@ -15,7 +15,10 @@ export function PasswordPage() {
   const change = useAction(async () => {
     setDone(false);
     if (newPassword !== confirm) throw new Error("the new password and its confirmation differ");
-    await api("/api/user/password", { method: "PUT", body: { oldPassword, newPassword } });
+    // wrong current passwords count as failed sign-ins: the account can be locked out
+    await api("/api/user/password", { method: "PUT", body: { oldPassword, newPassword } }).catch((err: unknown) => {
+      throw explainLockOut(err);
+    });
     setOld("");
     setNew("");
     setConfirm("");

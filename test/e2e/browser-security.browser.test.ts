@@ -3,7 +3,8 @@
 // (dash.corp.test) while the admin is signed in there. Both names are the same
 // site, so SameSite=Lax sends the session cookie; the dashboard must refuse
 // the request by its Origin. The page's own requests still work, and its CSP
-// blocks an injected inline script.
+// blocks an injected inline script. And #12 on the password form: wrong
+// current passwords lock the account out, the page says so and stays signed in.
 import { createServer, type Server } from "node:http";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,7 +27,7 @@ describe("CSRF from a sibling subdomain, in Chromium", () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    server = await startTestServer({ "dashboard.http_port": port, "logs.http_port": await freePort(), "metrics.http_port": await freePort() });
+    server = await startTestServer({ "security.login_max_attempts": 3, "dashboard.http_port": port, "logs.http_port": await freePort(), "metrics.http_port": await freePort() });
     dash = `http://dash.corp.test:${port}`;
     const wikiPort = await freePort();
     wikiOrigin = `http://wiki.corp.test:${wikiPort}`;
@@ -100,7 +101,33 @@ describe("CSRF from a sibling subdomain, in Chromium", () => {
       return (window as unknown as { __injected?: boolean }).__injected === true;
     });
     expect(ran).toBe(false);
-    await eventually(() => violations.length, (n) => expect(n).toBeGreaterThan(0));
+    // reported twice: the securitypolicyviolation event and Chromium's console error
+    await eventually(() => violations.length, (n) => expect(n).toBe(2));
+    expect(violations.join("\n")).toMatch(/script-src/);
     violations.length = 0;
+  }, 60_000);
+
+  it("the password form: 3 wrong current passwords -> the page says the account is locked, and stays signed in", async () => {
+    const u = await client(server.urls.dashboard).user("locky", "Viewer");
+    await page.goto(`${dash}/`);
+    const signedIn = await page.evaluate(async (password) =>
+      (await fetch("/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ user: "locky", password }) })).status, u.password);
+    expect(signedIn).toBe(200);
+    await page.goto(`${dash}/profile/password`);
+    await page.getByRole("heading", { name: "Change password", level: 1 }).waitFor();
+    const attempt = async (current: string) => {
+      await page.getByLabel("Current password").fill(current);
+      await page.getByLabel("New password", { exact: true }).fill("new-locky-pw");
+      await page.getByLabel("Confirm new password").fill("new-locky-pw");
+      await page.getByRole("button", { name: "Change password" }).click();
+    };
+    for (let i = 0; i < 3; i++) {
+      await attempt(`guess-${i}`);
+      await eventually(() => page.getByRole("alert").textContent(), (v) => expect(v).toContain("Invalid old password"));
+    }
+    await attempt(u.password);
+    await eventually(() => page.getByRole("alert").textContent(), (v) => expect(v).toContain("Too many failed sign-in attempts"));
+    expect(await page.getByRole("heading", { name: "Change password", level: 1 }).count()).toBe(1);
+    expect(violations).toEqual([]);
   }, 60_000);
 });
