@@ -7,8 +7,6 @@
 
 export const MAX_JSON_DEPTH = 100;
 
-/** only these escapes can put NUL or a surrogate into a parsed string (raw ones are invalid JSON, or were replaced when decoding UTF-8) */
-const RISKY_ESCAPE = /\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})/;
 const NUL = /\u0000/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const MAX_PATH = 200;
@@ -20,12 +18,64 @@ export function textProblem(s: string): string | undefined {
   return undefined;
 }
 
-/** why a JSON text is refused, or undefined; pass the value already parsed from it to spare a second parse */
+/**
+ * why a JSON text is refused, or undefined. One pass over the text finds
+ * nesting and any string holding NUL or an unpaired surrogate (from \u
+ * escapes, or raw); only then is the value walked to name the field. Pass the
+ * value already parsed from the text to spare a second parse.
+ */
 export function jsonTextProblem(text: string, value?: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
-  const depth = nestingProblem(text, maxDepth);
-  if (depth) return depth;
-  if (!RISKY_ESCAPE.test(text)) return undefined;
-  return valueProblem(value === undefined ? parsedOrUndefined(text) : value);
+  const found = scan(text, maxDepth);
+  if (found !== BAD_TEXT) return found;
+  return valueProblem(value === undefined ? parsedOrUndefined(text) : value) ?? "strings must not contain NUL characters or unpaired surrogates";
+}
+
+const BAD_TEXT = "bad text";
+const isHigh = (u: number) => u >= 0xd800 && u <= 0xdbff;
+const isLow = (u: number) => u >= 0xdc00 && u <= 0xdfff;
+
+function hex4(text: string, at: number): number {
+  const n = Number.parseInt(text.slice(at, at + 4), 16);
+  return Number.isNaN(n) ? -1 : n;
+}
+
+/** the nesting problem, BAD_TEXT for a string that cannot be stored, or undefined */
+function scan(text: string, maxDepth: number): string | undefined {
+  let depth = 0;
+  let inString = false;
+  let bad = false;
+  /** the previous code unit of the current string was a high surrogate */
+  let high = false;
+  for (let i = 0; i < text.length; i++) {
+    let ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 34) {
+        inString = false;
+        if (high) bad = true;
+        continue;
+      }
+      if (ch === 92) {
+        i++;
+        if (text.charCodeAt(i) !== 117) { // an escape other than \u: an ordinary character
+          if (high) bad = true;
+          high = false;
+          continue;
+        }
+        ch = hex4(text, i + 1);
+        i += 4;
+      }
+      if (ch === 0) bad = true;
+      if (high) {
+        if (!isLow(ch)) bad = true;
+        high = false;
+      } else if (isHigh(ch)) high = true;
+      else if (isLow(ch)) bad = true;
+    } else if (ch === 34) inString = true;
+    else if (ch === 91 || ch === 123) {
+      if (++depth > maxDepth) return `JSON nested deeper than ${maxDepth} levels`;
+    } else if (ch === 93 || ch === 125) depth--;
+  }
+  return bad ? BAD_TEXT : undefined;
 }
 
 function parsedOrUndefined(text: string): unknown {
@@ -36,22 +86,6 @@ function parsedOrUndefined(text: string): unknown {
   }
 }
 
-function nestingProblem(text: string, maxDepth: number): string | undefined {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 92) i++; // backslash: skip the escaped character
-      else if (ch === 34) inString = false;
-    } else if (ch === 34) inString = true;
-    else if (ch === 91 || ch === 123) {
-      if (++depth > maxDepth) return `JSON nested deeper than ${maxDepth} levels`;
-    } else if (ch === 93 || ch === 125) depth--;
-  }
-  return undefined;
-}
-
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 
 function fieldPath(parent: string, key: string | number): string {
@@ -60,25 +94,37 @@ function fieldPath(parent: string, key: string | number): string {
   return `${parent}[${JSON.stringify(key.replace(/[\u0000\ud800-\udfff]/g, "\ufffd"))}]`;
 }
 
+interface Step {
+  parent: Step | undefined;
+  key: string | number;
+}
+
+function pathOf(step: Step | undefined): string {
+  const keys: Array<string | number> = [];
+  for (let at = step; at; at = at.parent) keys.push(at.key);
+  let path = "";
+  for (let i = keys.length - 1; i >= 0; i--) path = fieldPath(path, keys[i]!);
+  return (path || "the body").slice(0, MAX_PATH);
+}
+
 /** the first string (or key) that cannot be stored, named by its path: "spec.panels[0].title must not contain NUL characters" */
 function valueProblem(root: unknown): string | undefined {
-  // iterative: the nesting is already bounded, but no recursion is needed
-  const stack: Array<[unknown, string]> = [[root, ""]];
+  // iterative, and the path is only spelled out for the value refused
+  const stack: Array<[unknown, Step | undefined]> = [[root, undefined]];
   while (stack.length) {
-    const [v, path] = stack.pop()!;
-    const name = (path || "the body").slice(0, MAX_PATH);
+    const [v, at] = stack.pop()!;
     if (typeof v === "string") {
       const problem = textProblem(v);
-      if (problem) return `${name} ${problem}`;
+      if (problem) return `${pathOf(at)} ${problem}`;
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], fieldPath(path, i)]);
+      for (let i = v.length - 1; i >= 0; i--) if (typeof v[i] === "object" || typeof v[i] === "string") stack.push([v[i], { parent: at, key: i }]);
     } else if (typeof v === "object" && v !== null) {
-      const entries = Object.entries(v);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i]!;
+      const o = v as Record<string, unknown>;
+      for (const key in o) {
         const problem = textProblem(key);
-        if (problem) return `a key of ${name} ${problem}`;
-        stack.push([child, fieldPath(path, key)]);
+        if (problem) return `a key of ${pathOf(at)} ${problem}`;
+        const child = o[key];
+        if (typeof child === "object" || typeof child === "string") stack.push([child, { parent: at, key }]);
       }
     }
   }
