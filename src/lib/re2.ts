@@ -18,12 +18,14 @@ export class RegexSyntaxError extends Error {}
 export interface RegexMatch {
   /** index 0 is the whole match; an unmatched group is undefined */
   groups: (string | undefined)[];
-  /** named groups in pattern order (RE2's SubexpNames) */
-  names: (string | undefined)[];
+  /** the group names by index (RE2's SubexpNames) */
+  names: readonly (string | undefined)[];
 }
 
 export interface Regex {
   readonly source: string;
+  /** the group names by index (RE2's SubexpNames; undefined for index 0 and unnamed groups) */
+  readonly names: readonly (string | undefined)[];
   test(input: string): boolean;
   /** the leftmost match and its groups, or null */
   exec(input: string): RegexMatch | null;
@@ -48,14 +50,14 @@ function compile(source: string, wrapped: string, anchored: boolean): Regex {
   }
   const needed = requiredLiteral(source);
   const engineTest = needed === undefined ? (input: string) => re.test(input) : (input: string) => input.includes(needed) && re.test(input);
-  let names: (string | undefined)[] | undefined;
+  const names = namesOf(re, re.groupCount() + 1);
   const regex: Regex = {
     source,
+    names,
     test: fastTester(source, anchored) ?? engineTest,
     exec(input) {
       const m = re.exec(input);
       if (!m) return null;
-      names ??= namesOf(re, m.length);
       return { groups: Array.from(m, (g) => g ?? undefined), names };
     },
   };
@@ -120,7 +122,7 @@ export function expandTemplate(template: string, m: RegexMatch): string {
 /** Go's Regexp.ReplaceAllString: every non-overlapping match replaced by the expanded template */
 export function replaceAll(re: Regex, input: string, template: string): string {
   const engine = engines.get(re)!;
-  const names = namesOf(engine, engine.groupCount() + 1);
+  const names = re.names;
   const matcher = engine.matcher(input);
   let out = "";
   let lastMatchEnd = 0;

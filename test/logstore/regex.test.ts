@@ -56,6 +56,16 @@ describe("log store: regular expressions are RE2 (linear time, RE2 syntax)", () 
     expect(await lines(`${sel} != "GET" |~ "(?i)GET|ABC"`)).toEqual(["abc then more", "ends with abc"]);
   });
 
+  it("| regexp extracts RE2 named groups ((?P<name>) and (?<name>)) as labels", async () => {
+    const r = await q('{app="s"} | regexp "(?P<method>[A-Z]+) /(?<path>\\\\w+) (?P<code>\\\\d+)" | code="200"');
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.result).toHaveLength(1);
+    expect(r.body.data.result[0].stream).toMatchObject({ app: "s", method: "GET", path: "a", code: "200" });
+    expect(r.body.data.result[0].values.map((v: string[]) => v[1])).toEqual(["GET /a 200"]);
+    const none = await q('{app="s"} | regexp "(a)"');
+    expect([none.status, none.text.trim()]).toEqual([400, "parse error : at least one named capture must be supported"]);
+  });
+
   it("a pattern RE2 refuses is a 400 with RE2's message (lookahead, unclosed group, bad repeat), never a 500", async () => {
     const cases: Array<[string, string]> = [
       ['{app="s"} |~ "(?=a)"', "parse error : error parsing regexp: invalid or unsupported Perl syntax: `(?=`"],
@@ -63,6 +73,7 @@ describe("log store: regular expressions are RE2 (linear time, RE2 syntax)", () 
       ['{app="s"} |~ "a**"', "parse error : error parsing regexp: invalid nested repetition operator: `**`"],
       ['{app="s", x=~"(?<=a)b"}', "parse error : error parsing regexp: invalid named capture: `(?<=a)b`"],
       ['{app="s", x=~"a)|(b"}', "parse error : error parsing regexp: unexpected ): `a)|(b`"],
+      ['{app="s"} | regexp "(?P<n>a"', "parse error : error parsing regexp: missing closing ): `(?P<n>a`"],
     ];
     for (const [query, message] of cases) {
       const r = await q(query);

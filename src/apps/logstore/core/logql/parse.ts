@@ -34,6 +34,7 @@ export type Stage =
   | { kind: "line"; filter: LineFilter }
   | { kind: "json" }
   | { kind: "logfmt" }
+  | { kind: "regexp"; re: Regex }
   | { kind: "labels"; filter: LabelFilter }
   | { kind: "line_format"; template: string; compiled: Template }
   | { kind: "label_format"; formats: LabelFormat[] };
@@ -134,6 +135,15 @@ function regex(source: string, anchored: boolean): Regex {
   }
 }
 
+/** `| regexp "re"`: Loki's regexp parser needs named captures that are valid label names */
+function regexpParser(source: string): Regex {
+  const re = regex(source, false);
+  const names = re.names.filter((n): n is string => n !== undefined);
+  for (const n of names) if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(n)) throw parseError(`parse error : invalid extracted label name '${n}'`);
+  if (!names.length) throw parseError("parse error : at least one named capture must be supported");
+  return re;
+}
+
 class Reader {
   constructor(private readonly q: string) {}
 
@@ -208,6 +218,8 @@ class Reader {
     if (parserNode) {
       if (parserNode.getChild("Json") && !parserNode.getChild("String")) return void stages.push({ kind: "json" });
       if (parserNode.getChild("Logfmt")) return void stages.push({ kind: "logfmt" });
+      const pattern = parserNode.getChild("Regexp") ? parserNode.getChild("String") : null;
+      if (pattern) return void stages.push({ kind: "regexp", re: regexpParser(unquote(this.text(pattern))) });
       return this.unsupported(parserNode);
     }
     const labelFilter = n.getChild("LabelFilter");

@@ -113,6 +113,15 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
         for (const [k, v] of Object.entries(extracted)) if (!(k in streamLabels)) l[k] = v;
         break;
       }
+      case "regexp": {
+        // Loki's regexp parser: named groups of the leftmost match become labels (an unmatched group is "")
+        const l = labels();
+        const m = s.re.exec(current);
+        if (m) m.names.forEach((name, i) => {
+          if (name !== undefined && !(name in streamLabels)) l[name] = m.groups[i] ?? "";
+        });
+        break;
+      }
       case "labels":
         if (!labelFilter(s.filter, labels())) return undefined;
         break;
