@@ -62,7 +62,7 @@ async function pushLogs(urls: Urls, tenant: string, app: string, lines: string[]
 
 async function pushSeries(urls: Urls, tenant: string, series: Array<Record<string, string>>): Promise<void> {
   const pb = encodeWriteRequest({ timeseries: series.map((labels) => ({ labels: Object.entries(labels).map(([name, value]) => ({ name, value })), samples: [{ timestampMs: Date.now() - 1000, value: 1 }] })) });
-  const res = await fetch(`${urls.metrics}/api/v1/push`, { method: "POST", headers: { ...RW, "X-Scope-OrgID": tenant }, body: snappy.compress(pb) as Uint8Array<ArrayBuffer> });
+  const res = await fetch(`${urls.metrics}/api/v1/push`, { method: "POST", headers: { ...RW, "X-Scope-OrgID": tenant }, body: pb });
   if (res.status >= 300) throw new Error(`setup remote write: ${res.status} ${await res.text()}`);
 }
 
