@@ -106,8 +106,8 @@ export const ATTACKS: readonly Attack[] = [
   {
     name: "#3 ReDoS PromQL up{x=~\"(a|aa)+\"} over 20 series", service: "metrics", method: "GET",
     path: `/prometheus/api/v1/query?query=${q('up{x=~"(a|aa)+"}')}`, headers: { "X-Scope-OrgID": "attacker" },
-    // 45 a's: the anchored matcher backtracks less than the line filter, and 40 took only ~1.7 s here
-    setup: (urls) => pushSeries(urls, "attacker", Array.from({ length: 20 }, (_, i) => ({ __name__: "up", x: `${"a".repeat(45)}!`, i: String(i) }))), expect: [200],
+    // 20 distinct values: a matcher's answer is remembered per value
+    setup: (urls) => pushSeries(urls, "attacker", Array.from({ length: 20 }, (_, i) => ({ __name__: "up", x: `${EVIL}${i}` }))), expect: [200],
   },
   { name: "#13 400-digit start on log query_range", service: "logs", method: "GET", path: `/svc/api/v1/query_range?query=${q('{app="r"}')}&start=${DIGITS_400}.5`, headers: { "X-Scope-OrgID": "attacker" }, expect: [400] },
   { name: "#13 400-digit since on log labels", service: "logs", method: "GET", path: `/svc/api/v1/labels?since=${DIGITS_400}d`, headers: { "X-Scope-OrgID": "attacker" }, expect: [400] },
