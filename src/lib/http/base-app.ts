@@ -65,7 +65,14 @@ export function createBaseApp(options: BaseAppOptions): Hono {
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return render(c, err);
-    logger.error("unhandled error", { method: c.req.method, path: c.req.path, err: err.stack ?? String(err) });
+    // the client closed the connection before its body was complete (a body shorter than its
+    // Content-Length, a chunked body cut off): its fault, not ours; nobody is left to read an answer
+    if (c.req.raw.signal.aborted) {
+      logger.warn("request aborted by the client", { method: c.req.method, path: c.req.path, err: String(err) });
+      return render(c, new ApiError(400, "request aborted: the connection was closed before the body was complete"));
+    }
+    // some runtime errors (DOMException under Bun) have an empty stack
+    logger.error("unhandled error", { method: c.req.method, path: c.req.path, err: err.stack || String(err) });
     return render(c, new ApiError(500, "Internal Server Error"));
   });
 
