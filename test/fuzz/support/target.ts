@@ -1,4 +1,4 @@
-// The server under fuzz: Outpost run from source under Bun as a child
+// The server under fuzz: Outpost, run from source under Bun as a child
 // process, so a request that hangs or grows the process never blocks the test
 // runner. Every request has a deadline; a hang, reset or crash is recorded
 // and the server restarted, so one cause does not hide the next.
@@ -75,15 +75,20 @@ export async function startTarget(extraArgs: string[] = []): Promise<Target> {
       seenOut = out.length;
       seenErr = err.length;
       if (fresh.length === 0) return "";
-      return fresh.split("\n").filter((l) => l.includes('"level":"error"') || /^\s*at |Error:/.test(l)).slice(0, 6).map((l) => {
+      // error records of the JSON log, and anything printed outside it that looks like a crash
+      const lines: string[] = [];
+      for (const l of fresh.split("\n")) {
+        let record: Record<string, unknown> | undefined;
         try {
-          const r = JSON.parse(l) as Record<string, unknown>;
-          // the message and the frame that threw
-          return `${String(r.msg)}: ${String(r.err ?? r.error ?? "").split("\n").slice(0, 2).map((x) => x.trim()).join(" ")}`.slice(0, 300);
+          record = JSON.parse(l) as Record<string, unknown>;
         } catch {
-          return l.slice(0, 300);
+          if (/^\s*at |Error:/.test(l)) lines.push(l.slice(0, 300));
+          continue;
         }
-      }).join(" | ");
+        // the message and the frame that threw
+        if (record?.level === "error") lines.push(`${String(record.msg)}: ${String(record.err ?? record.error ?? "").split("\n").slice(0, 2).map((x) => x.trim()).join(" ")}`.slice(0, 300));
+      }
+      return lines.slice(0, 6).join(" | ");
     },
     async restart() {
       await child.stop("SIGKILL");
