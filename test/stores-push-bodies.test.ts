@@ -3,15 +3,19 @@
 // stored, a snappy bomb declaring 2 GiB, and gzip/deflate bombs. Each is
 // refused with the real store's status and message, and every listener
 // answers afterwards.
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
+import snappy from "snappyjs";
 import { describe, expect, it } from "vitest";
 import { zerosBomb } from "./helpers/bombs.ts";
 import { useServer } from "./helpers/server.ts";
-import { protobufBody } from "./logstore/helpers.ts";
+import { nsAgo, protobufBody } from "./logstore/helpers.ts";
 import { writeBody } from "./metrics/helpers.ts";
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s/g, ""), "hex"));
 const LIMIT = 100 * 1024 * 1024;
 const TIMEOUT = 60_000;
+const LOG_ROUTES = ["/svc/api/v1/push", "/api/prom/push"];
 
 describe("push bodies", () => {
   const ctx = useServer();
@@ -21,7 +25,6 @@ describe("push bodies", () => {
     const res = await fetch(url, { method: "POST", body: body as BodyInit, headers: { "X-Scope-OrgID": "t", ...headers }, signal: AbortSignal.timeout(TIMEOUT) });
     return { status: res.status, text: await res.text() };
   };
-  const LOG_ROUTES = ["/svc/api/v1/push", "/api/prom/push"];
   const proto = { "Content-Type": "application/x-protobuf" };
   const remoteWrite = { ...proto, "Content-Encoding": "snappy", "X-Prometheus-Remote-Write-Version": "0.1.0" };
 
@@ -109,6 +112,102 @@ describe("push bodies", () => {
       await stillServing();
     }, 120_000);
   }
+});
+
+// Object growth after decoding (review of issue 16): a 2-byte empty entry or
+// series is several JavaScript objects once decoded, and snappy compresses the
+// repetition ~21x, so a ~280 KB body of 3,000,000 empty items grew the process
+// by over 700 MB. Each decoded item is charged against max_recv_msg_size.
+describe("push bodies: decoded items are charged against max_recv_msg_size", () => {
+  const ctx = useServer();
+  const N = 3_000_000;
+  const post = async (url: string, body: Uint8Array, headers: Record<string, string>) => {
+    const res = await fetch(url, { method: "POST", body: body as BodyInit, headers: { "X-Scope-OrgID": "amp", ...headers }, signal: AbortSignal.timeout(TIMEOUT) });
+    return { status: res.status, text: await res.text() };
+  };
+  /** 2-byte messages `pair` repeated n times after `head` */
+  const repeated = (head: number[], pair: [number, number], n: number) => {
+    const raw = new Uint8Array(head.length + 2 * n);
+    raw.set(head);
+    for (let i = 0; i < n; i++) raw[head.length + 2 * i] = pair[0];
+    return raw;
+  };
+  const varint = (n: number) => {
+    const out: number[] = [];
+    for (; n >= 0x80; n = Math.floor(n / 128)) out.push((n & 0x7f) | 0x80);
+    return [...out, n];
+  };
+  /** /ready on both stores and another tenant's push on each still answer */
+  async function othersServed(): Promise<void> {
+    const signal = AbortSignal.timeout(TIMEOUT);
+    expect((await fetch(`${ctx.server.urls.logs}/ready`, { signal })).status).toBe(200);
+    expect((await fetch(`${ctx.server.urls.metrics}/ready`, { signal })).status).toBe(200);
+    const m = await fetch(`${ctx.server.urls.metrics}/api/v1/push`, {
+      method: "POST", signal,
+      headers: { "X-Scope-OrgID": "other", "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy" },
+      body: writeBody([{ labels: { __name__: "up", job: "probe" }, samples: [[Date.now(), 1]] }]),
+    });
+    expect(m.status).toBe(200);
+    const l = await fetch(`${ctx.server.urls.logs}/svc/api/v1/push`, {
+      method: "POST", signal,
+      headers: { "X-Scope-OrgID": "other", "Content-Type": "application/x-protobuf" },
+      body: protobufBody([{ stream: { app: "probe" }, values: [[nsAgo(1), "still here"]] }]) as BodyInit,
+    });
+    expect(l.status).toBe(204);
+  }
+
+  it("3,000,000 empty log entries in a ~280 KB snappy body -> 400 received message larger than max, memory bounded", async () => {
+    // PushRequest { streams: [{ labels: '{a="b"}', entries: [{} x N] }] }
+    const label = [...Buffer.from('{a="b"}')];
+    const streamLength = 2 + label.length + 2 * N;
+    const raw = repeated([0x0a, ...varint(streamLength), 0x0a, label.length, ...label], [0x12, 0x00], N);
+    const body = snappy.compress(raw) as Uint8Array;
+    expect(body.length).toBeLessThan(400_000);
+    const before = process.memoryUsage().rss;
+    for (const route of LOG_ROUTES) {
+      const r = await post(`${ctx.server.urls.logs}${route}`, body, { "Content-Type": "application/x-protobuf" });
+      expect(r.status, route).toBe(400);
+      expect(r.text, route).toMatch(new RegExp(`^received message larger than max \\((\\d+) vs ${LIMIT}\\)\n$`));
+      expect(Number(/\((\d+) vs/.exec(r.text)![1])).toBeGreaterThan(LIMIT);
+    }
+    expect(process.memoryUsage().rss - before).toBeLessThan(300 * 1024 * 1024);
+    await othersServed();
+  }, 120_000);
+
+  it("3,000,000 empty series or metadata in a remote write -> 400 err-mimir-distributor-max-write-message-size, memory bounded", async () => {
+    const before = process.memoryUsage().rss;
+    for (const field of [0x0a, 0x1a]) {
+      const body = snappy.compress(repeated([], [field, 0x00], N)) as Uint8Array;
+      const r = await post(`${ctx.server.urls.metrics}/api/v1/push`, body, { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy" });
+      expect(r.status, `field ${field}`).toBe(400);
+      expect(r.text).toMatch(
+        new RegExp(`^the incoming push request has been rejected because its message size of \\d+ bytes is larger than the allowed limit of ${LIMIT} bytes \\(err-mimir-distributor-max-write-message-size\\)`),
+      );
+    }
+    expect(process.memoryUsage().rss - before).toBeLessThan(300 * 1024 * 1024);
+    await othersServed();
+  }, 120_000);
+
+  it("a gzip'd JSON push of 500,000 short entries -> 400 received message larger than max", async () => {
+    const json = `{"streams":[{"stream":{"a":"b"},"values":[${Array(500_000).fill('["1",""]').join(",")}]}]}`;
+    const body = new Uint8Array(await promisify(gzip)(json));
+    const r = await post(`${ctx.server.urls.logs}/svc/api/v1/push`, body, { "Content-Type": "application/json", "Content-Encoding": "gzip" });
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(new RegExp(`^received message larger than max \\(\\d+ vs ${LIMIT}\\)\n$`));
+    await othersServed();
+  }, 120_000);
+
+  it("a valid push of 10,000 entries and one of 5,000 series are still accepted", async () => {
+    const values = Array.from({ length: 10_000 }, (_, i) => [nsAgo(60 - i / 1000), `line ${i} level=info msg="request served"`] as [string, string]);
+    const l = await post(`${ctx.server.urls.logs}/svc/api/v1/push`, protobufBody([{ stream: { app: "many" }, values }]), { "Content-Type": "application/x-protobuf" });
+    expect(l.status, l.text).toBe(204);
+    const j = await post(`${ctx.server.urls.logs}/svc/api/v1/push`, new TextEncoder().encode(JSON.stringify({ streams: [{ stream: { app: "many-json" }, values }] })), { "Content-Type": "application/json" });
+    expect(j.status, j.text).toBe(204);
+    const t = Date.now();
+    const series = Array.from({ length: 5_000 }, (_, i) => ({ labels: { __name__: "many", instance: `host-${i}`, job: "node" }, samples: [[t, i]] as Array<[number, number]> }));
+    const m = await post(`${ctx.server.urls.metrics}/api/v1/push`, writeBody(series), { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy" });
+    expect(m.status, m.text).toBe(200);
+  }, 120_000);
 });
 
 describe("push bodies: a smaller max_recv_msg_size", () => {

@@ -5,6 +5,7 @@
 import { promisify } from "node:util";
 import { gunzip, inflate } from "node:zlib";
 import protobuf from "protobufjs/light.js";
+import { chargedSize, countProtobufItems, type ItemShape, ITEM_COST, LEAF } from "../../../lib/decoded-budget.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { SnappyError, snappyUncompress } from "../../../lib/snappy.ts";
 import { isWellFormed, toWellFormed } from "../../../lib/storable-text.ts";
@@ -92,10 +93,13 @@ export function mediaTypeOf(contentType: string | undefined): string {
 
 export async function decodePush(body: Uint8Array, contentType: string | undefined, encoding: string | undefined, maxBytes: number): Promise<PushStream[]> {
   const bytes = await decodeContent(body, encoding, maxBytes);
-  return mediaTypeOf(contentType) === "application/json" ? decodeJson(bytes) : decodeProtobuf(bytes, maxBytes);
+  return mediaTypeOf(contentType) === "application/json" ? decodeJson(bytes, maxBytes) : decodeProtobuf(bytes, maxBytes);
 }
 
-function decodeJson(bytes: Uint8Array): PushStream[] {
+/** the real store's util.ParseProtoReader over max_recv_msg_size: decoded bytes, plus each decoded item's cost here */
+const overMax = (size: number, limit: number) => bad(`received message larger than max (${size} vs ${limit})`);
+
+function decodeJson(bytes: Uint8Array, maxBytes: number): PushStream[] {
   let data: unknown;
   try {
     data = JSON.parse(new TextDecoder().decode(bytes));
@@ -106,6 +110,9 @@ function decodeJson(bytes: Uint8Array): PushStream[] {
   const streams = (data as { streams?: unknown }).streams;
   if (streams === undefined || streams === null) return [];
   if (!Array.isArray(streams)) throw bad("failed to parse JSON push request: streams must be an array");
+  // each stream and entry is charged as it is mapped: refused once over the limit
+  let charged = chargedSize(bytes.length, streams.length);
+  if (charged > maxBytes) throw overMax(charged, maxBytes);
   return streams.map((s, i) => {
     if (!s || typeof s !== "object") throw bad(`failed to parse JSON push request: streams[${i}] must be an object`);
     const { stream, values } = s as { stream?: unknown; values?: unknown };
@@ -124,6 +131,8 @@ function decodeJson(bytes: Uint8Array): PushStream[] {
     const entries: PushEntry[] = [];
     if (values !== undefined && values !== null) {
       if (!Array.isArray(values)) throw bad(`failed to parse JSON push request: streams[${i}].values must be an array`);
+      charged += values.length * ITEM_COST;
+      if (charged > maxBytes) throw overMax(charged, maxBytes);
       values.forEach((v, j) => {
         if (v === null) return;
         if (!Array.isArray(v) || v.length < 2 || v.length > 3) {
@@ -157,6 +166,9 @@ function parseNanos(raw: string, where: string): bigint {
   return n;
 }
 
+/** the decoded items of a PushRequest: streams, their entries, each entry's timestamp and metadata pairs */
+const PUSH_REQUEST_ITEMS: ItemShape = { 1: { 2: { 1: LEAF, 3: LEAF } } };
+
 function decodeProtobuf(bytes: Uint8Array, maxBytes: number): PushStream[] {
   let raw: Uint8Array;
   try {
@@ -164,10 +176,19 @@ function decodeProtobuf(bytes: Uint8Array, maxBytes: number): PushStream[] {
   } catch (err) {
     // the real store's util.ParseProtoReader: a declared length over the limit, before decoding
     if (err instanceof SnappyError && err.kind === "too-large" && err.declared !== undefined && err.declared <= 0xffffffff) {
-      throw bad(`received message larger than max (${err.declared} vs ${maxBytes})`);
+      throw overMax(err.declared, maxBytes);
     }
     throw bad((err as Error).message);
   }
+  // a 2-byte empty entry is several objects once decoded: items are counted, and charged, before decoding
+  let items: number;
+  try {
+    items = countProtobufItems(raw, PUSH_REQUEST_ITEMS, maxBytes);
+  } catch (err) {
+    throw bad(`failed to parse protobuf push request: ${(err as Error).message}`);
+  }
+  const charged = chargedSize(raw.length, items);
+  if (charged > maxBytes) throw overMax(charged, maxBytes);
   let message: { streams?: Array<{ labels?: string; entries?: Array<{ timestamp?: { seconds?: unknown; nanos?: number }; line?: string; structuredMetadata?: Array<{ name: string; value: string }> }> }> };
   try {
     message = PushRequest.toObject(PushRequest.decode(raw), { longs: String }) as typeof message;

@@ -2,6 +2,7 @@
 // WriteRequest compressed with snappy block format.
 import protobuf from "protobufjs/light.js";
 import snappy from "snappyjs";
+import { chargedSize, countProtobufItems, type ItemShape, LEAF } from "../../../lib/decoded-budget.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { snappyDecodedLength, snappyUncompress } from "../../../lib/snappy.ts";
 
@@ -48,7 +49,9 @@ export interface WriteRequest {
  * The snappy-compressed body as its protobuf bytes, with Mimir's messages: a
  * declared length over `maxBytes` (max_recv_msg_size) is refused before
  * anything is allocated; corrupt or truncated input is a 400 too, never an
- * empty push answered 200 (issue 16 #0, #4, #19).
+ * empty push answered 200 (issue 16 #0, #4, #19). Each decoded item is
+ * charged against the same limit (src/lib/decoded-budget.ts), so 2-byte
+ * empty series cannot grow memory a hundredfold.
  */
 export function uncompressBody(body: Uint8Array, maxBytes: number): Uint8Array {
   let declared: number;
@@ -57,18 +60,34 @@ export function uncompressBody(body: Uint8Array, maxBytes: number): Uint8Array {
   } catch (err) {
     throw new ApiError(400, `getting snappy decoded length: ${(err as Error).message}`);
   }
-  if (declared > maxBytes) {
-    throw new ApiError(
-      400,
-      `the incoming push request has been rejected because its message size of ${declared} bytes is larger than the allowed limit of ${maxBytes} bytes (err-mimir-distributor-max-write-message-size). To adjust the related limit, configure -distributor.max-recv-msg-size, or contact your service administrator.`,
-    );
-  }
+  if (declared > maxBytes) throw tooLarge(declared, maxBytes);
+  let raw: Uint8Array;
   try {
-    return snappyUncompress(body, maxBytes);
+    raw = snappyUncompress(body, maxBytes);
   } catch (err) {
     throw new ApiError(400, `decompress snappy: ${(err as Error).message}`);
   }
+  // each series, label, sample and metadata costs memory once decoded: counted before decoding
+  let items: number;
+  try {
+    items = countProtobufItems(raw, WRITE_REQUEST_ITEMS, maxBytes);
+  } catch (err) {
+    throw new ApiError(400, `failed to parse remote write request: ${(err as Error).message}`);
+  }
+  const charged = chargedSize(raw.length, items);
+  if (charged > maxBytes) throw tooLarge(charged, maxBytes);
+  return raw;
 }
+
+/** Mimir's answer to a push over -distributor.max-recv-msg-size */
+const tooLarge = (size: number, limit: number) =>
+  new ApiError(
+    400,
+    `the incoming push request has been rejected because its message size of ${size} bytes is larger than the allowed limit of ${limit} bytes (err-mimir-distributor-max-write-message-size). To adjust the related limit, configure -distributor.max-recv-msg-size, or contact your service administrator.`,
+  );
+
+/** the decoded items of a WriteRequest: series with their labels and samples, and metadata (exemplars and histograms are only counted) */
+const WRITE_REQUEST_ITEMS: ItemShape = { 1: { 1: LEAF, 2: LEAF }, 3: LEAF };
 
 const NO_LABELS: LabelPair[] = [];
 
