@@ -86,14 +86,31 @@ export function compileUnanchored(source: string): Regex {
 /** Go's Regexp.Expand: $1, ${1}, $name, ${name}, $$; the longest name wins, so "$1x" is the group "1x" */
 export function expandTemplate(template: string, m: RegexMatch): string {
   let out = "";
+  walkTemplate(template, m, (piece) => {
+    out += piece;
+  });
+  return out;
+}
+
+/** the length expandTemplate(template, m) would have, found without building it */
+export function expandedLength(template: string, m: RegexMatch): number {
+  let n = 0;
+  walkTemplate(template, m, (piece) => {
+    n += piece.length;
+  });
+  return n;
+}
+
+/** hands the pieces of the expansion, in order, to emit */
+function walkTemplate(template: string, m: RegexMatch, emit: (piece: string) => void): void {
   let i = 0;
   while (i < template.length) {
     const dollar = template.indexOf("$", i);
     if (dollar < 0) break;
-    out += template.slice(i, dollar);
+    emit(template.slice(i, dollar));
     i = dollar + 1;
     if (template[i] === "$") {
-      out += "$";
+      emit("$");
       i++;
       continue;
     }
@@ -103,20 +120,20 @@ export function expandTemplate(template: string, m: RegexMatch): string {
     while (j < template.length && /[\p{L}\p{N}_]/u.test(template[j]!)) j++;
     if (j === nameStart || (brace && template[j] !== "}")) {
       // Go copies a malformed "$" through as is
-      out += "$";
+      emit("$");
       continue;
     }
     const name = template.slice(nameStart, j);
     i = brace ? j + 1 : j;
     if (/^\d+$/.test(name)) {
       const n = Number(name);
-      if (n < m.groups.length) out += m.groups[n] ?? "";
+      if (n < m.groups.length) emit(m.groups[n] ?? "");
     } else {
       const n = m.names.indexOf(name);
-      if (n >= 0) out += m.groups[n] ?? "";
+      if (n >= 0) emit(m.groups[n] ?? "");
     }
   }
-  return out + template.slice(i);
+  emit(template.slice(i));
 }
 
 /** Go's Regexp.ReplaceAllString: every non-overlapping match replaced by the expanded template */

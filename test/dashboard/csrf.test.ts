@@ -100,6 +100,17 @@ describe("CSRF: cookie-authenticated requests and their Origin", () => {
     expect((await team("csrf-team-3", { Authorization: ADMIN, Origin: "http://wiki.corp.test", Cookie: cookie })).status).toBe(200);
   });
 
+  it("an EMPTY Authorization header with the cookie and a foreign Origin -> 403 (the cookie authenticates it, so it is checked)", async () => {
+    const r = await createUser({ Authorization: "", Origin: "http://wiki.corp.test" });
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ message: "origin not allowed" });
+    expect(await exists(r.login)).toBe(false);
+    // from its own origin the same request passes: the cookie signs it in
+    const own = await createUser({ Authorization: "", Origin: self });
+    expect(own.status).toBe(200);
+    expect(await exists(own.login)).toBe(true);
+  });
+
   it("POST /login with a cookie from another origin -> 403 (no sign-in swap from a foreign page)", async () => {
     const res = await fetch(`${self}/login`, {
       method: "POST",

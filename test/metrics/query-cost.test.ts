@@ -2,7 +2,8 @@
 // process. The samples a query holds (loaded samples, subquery steps,
 // intermediate points) are capped per tenant with Prometheus's 422, a query
 // has a time budget (query_timeout, Prometheus's 503 timeout), and a long
-// evaluation runs in slices so other requests are served meanwhile.
+// evaluation runs in slices so other requests are served meanwhile. Label text
+// made by label_replace / label_join counts against the same cap.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -94,6 +95,29 @@ describe("query cost: max samples, query_timeout, slices", () => {
     }
     expect(lastError).toContain("query processing would load too many samples into memory in query execution");
   }, 60_000);
+
+  it("label_join / label_replace text counts against the cap: a label bomb is 422 before the text is built", async () => {
+    // each label_join level makes the value 10 times longer: 16 × 10^8 characters at the top
+    let bomb = 'label_replace(vector(1),"a","xxxxxxxxxxxxxxxx","a","")';
+    for (let i = 0; i < 8; i++) bomb = `label_join(${bomb},"a","","a","a","a","a","a","a","a","a","a","a")`;
+    expect(bomb.length).toBeLessThan(600);
+    // "$1" × 200 over a 1.6M-character value: 320M characters
+    let long = 'label_replace(vector(1),"a","xxxxxxxxxxxxxxxx","a","")';
+    for (let i = 0; i < 5; i++) long = `label_join(${long},"a","","a","a","a","a","a","a","a","a","a","a")`;
+    const dollars = `label_replace(${long},"a","${"$1".repeat(200)}","a","(.*)")`;
+    const before = process.memoryUsage().rss;
+    for (const q of [bomb, dollars]) {
+      const r = await m().query("anyone", q);
+      expect(r.status, q).toBe(422);
+      expect(r.body).toEqual(TOO_MANY);
+    }
+    expect(process.memoryUsage().rss - before).toBeLessThan(300 * 1024 * 1024);
+    expect((await m().raw("/ready")).status).toBe(200);
+    // ordinary use is untouched
+    const ok = await m().query("small", 'label_join(label_replace(vector(1),"src","db-$1","none","(.*)"),"dst",",","src","src")');
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.result).toEqual([{ metric: { src: "db-", dst: "db-,db-" }, value: [expect.any(Number), "1"] }]);
+  }, 120_000);
 
   it("while a heavy (allowed) query runs, /ready, /api/health and another tenant's push are answered first", async () => {
     const order: string[] = [];

@@ -8,7 +8,7 @@
 // another port of the same host is another origin (SameSite=Lax lets its forms
 // through, so this check must not). Requests with an Authorization header are
 // authenticated by it, never by the cookie, and a form cannot set one: they
-// pass, as do requests without a session cookie (scripts, shippers) at the cost
+// pass (an empty one does not count: sign-in falls back to the cookie then), as do requests without a session cookie (scripts, shippers) at the cost
 // of one header lookup. Without Origin and Referer the sender is no browser
 // page (browsers send Origin on every cross-origin POST): it passes too.
 import type { Context, MiddlewareHandler } from "hono";
@@ -62,7 +62,7 @@ export function csrfProtection(o: CsrfOptions): MiddlewareHandler {
   return (c, next) => {
     if (SAFE.has(c.req.method)) return next();
     const cookie = c.req.header("Cookie");
-    if (cookie === undefined || !cookie.includes(cookiePrefix) || c.req.header("Authorization") !== undefined) return next();
+    if (cookie === undefined || !cookie.includes(cookiePrefix) || c.req.header("Authorization")) return next();
     const source = c.req.header("Origin") ?? c.req.header("Referer");
     if (source !== undefined && !allowed(c, source)) throw originNotAllowed();
     return next();

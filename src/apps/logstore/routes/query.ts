@@ -65,6 +65,11 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   const limitOf = <K extends keyof Limits>(tenants: string[], key: K): Limits[K] =>
     tenants.map((t) => deps.limits(t)[key]).reduce((a, b) => (b < a ? b : a));
 
+  /** templates render at most the tenants' (strictest) max_line_size; without one, the template's default */
+  const sourceOf = (tenants: string[]): Source => {
+    const sizes = tenants.map((t) => deps.limits(t).max_line_size).filter((n) => n > 0);
+    return { store: deps.store, tenants, ...(sizes.length ? { maxTemplateOutput: Math.min(...sizes) } : {}) };
+  };
   const checkLength = (tenants: string[], start: bigint, end: bigint) => {
     const max = limitOf(tenants, "max_query_length");
     const length = Number((end - start) / 1_000_000n);
@@ -131,7 +136,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     }
     const query = parseLogQL(text);
     checkLength(tenants, start, end);
-    const src: Source = { store: deps.store, tenants };
+    const src = sourceOf(tenants);
     if (query.kind === "log") {
       const result = await runLogQuery(src, query, start, end, limit, backward);
       return c.json({ status: "success", data: { resultType: "streams", result, stats: STATS } });
@@ -158,7 +163,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
       throw bad("log queries are not supported as an instant query type, please change your query to a range query type");
     }
     const t = Number(at / 1_000_000n);
-    const series = await runMetricQuery({ store: deps.store, tenants }, query, [t]);
+    const series = await runMetricQuery(sourceOf(tenants), query, [t]);
     const result = series.map((s) => ({ metric: s.metric, value: [t / 1000, formatValue(s.points.get(t)!)] }));
     return c.json({ status: "success", data: { resultType: "vector", result, stats: STATS } });
   };

@@ -42,6 +42,24 @@ export function holdSamples(budget: QueryBudget, n: number): void {
   if (budget.maxSamples > 0 && budget.samples > budget.maxSamples) throw tooManySamplesError();
 }
 
+/**
+ * Characters of label text a query produces (label_replace, label_join) per
+ * sample the max samples limit counts: a held point costs 16 bytes, a
+ * character up to 2 (UTF-16).
+ */
+export const LABEL_CHARS_PER_SAMPLE = 8;
+
+/**
+ * counts `chars` characters of label text about to be produced as samples
+ * held (rounded up); throws once over the limit, before the text is built.
+ * Returns the samples counted.
+ */
+export function holdLabelChars(budget: QueryBudget, chars: number): number {
+  const n = Math.ceil(chars / LABEL_CHARS_PER_SAMPLE);
+  holdSamples(budget, n);
+  return n;
+}
+
 /** throws once the query's time is up */
 export function checkDeadline(budget: QueryBudget): void {
   if (budget.deadline !== Infinity && performance.now() > budget.deadline) throw queryTimeoutError();

@@ -11,6 +11,8 @@ export interface Source {
   store: LogStore;
   /** tenants the query reads; with several, results carry __tenant_id__ */
   tenants: string[];
+  /** the most characters a line_format / label_format rendering may make (the template's default when absent) */
+  maxTemplateOutput?: number;
 }
 
 export interface SelectedStream {
@@ -40,7 +42,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
   for (const s of selectStreams(src, q)) {
     let n = 0;
     await src.store.scan(s.stream, from, to, backward, (e) => {
-      const p = runPipeline(q.stages, e.line, s.labels);
+      const p = runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput);
       if (p) {
         picked.push({ labels: p.labels, ts: e.ts, line: p.line });
         n++;
@@ -72,7 +74,7 @@ async function collect(src: Source, r: RangeAggregation, fromMs: number, toMs: n
   const to = BigInt(toMs) * 1_000_000n + 1n;
   for (const s of selectStreams(src, r.query)) {
     await src.store.scan(s.stream, from, to, false, (e: Entry) => {
-      const p = runPipeline(r.query.stages, e.line, s.labels);
+      const p = runPipeline(r.query.stages, e.line, s.labels, src.maxTemplateOutput);
       if (!p) return true;
       const key = labelText(p.labels);
       let g = groups.get(key);

@@ -73,17 +73,20 @@ function labelFilter(f: LabelFilter, labels: Record<string, string>): boolean {
 }
 
 /** the line through a line_format template; a failure keeps the line and sets the real product's error label */
-function format(template: Template, line: string, p: Processed): string {
+function format(template: Template, line: string, p: Processed, maxLength: number | undefined): string {
   try {
-    return template.render({ labels: p.labels, line });
+    return template.render({ labels: p.labels, line, maxLength });
   } catch {
     p.labels.__error__ = "TemplateFormatErr";
     return line;
   }
 }
 
-/** the entry after the pipeline, or undefined when a filter drops it */
-export function runPipeline(stages: readonly Stage[], line: string, streamLabels: Record<string, string>): Processed | undefined {
+/**
+ * the entry after the pipeline, or undefined when a filter drops it;
+ * maxLength caps what one template rendering makes (TEMPLATE_MAX_OUTPUT when absent)
+ */
+export function runPipeline(stages: readonly Stage[], line: string, streamLabels: Record<string, string>, maxLength?: number): Processed | undefined {
   let p: Processed | undefined;
   const labels = () => (p ??= { line, labels: { ...streamLabels } }).labels;
   let current = line;
@@ -139,7 +142,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
             continue;
           }
           try {
-            l[f.name] = f.template.render({ labels: data, line: current });
+            l[f.name] = f.template.render({ labels: data, line: current, maxLength });
           } catch {
             l.__error__ = "TemplateFormatErr";
           }
@@ -148,7 +151,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
       }
       case "line_format":
         labels();
-        current = format(s.compiled, current, p!);
+        current = format(s.compiled, current, p!, maxLength);
         break;
     }
   }

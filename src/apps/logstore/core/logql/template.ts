@@ -5,9 +5,15 @@
 // text, fields, literals, pipelines, parentheses, if/else/with and the common
 // string and comparison functions. Other constructs of Go templates (range,
 // variables, define/template/block) and the rest of the real product's
-// functions are refused by name.
+// functions are refused by name. A rendering may not grow past
+// TemplateContext.maxLength characters (checked as it grows, and before a
+// function that multiplies text builds it): over it, rendering stops with a
+// TemplateError, an execution error (the line keeps its text).
 
 export class TemplateError extends Error {}
+
+/** the most characters one rendering may make without a configured cap: the real product's default max_line_size (256KB) */
+export const TEMPLATE_MAX_OUTPUT = 256 * 1024;
 
 /** functions the real product defines for templates (Go's builtins, its own and its sprig subset) */
 const KNOWN = new Set([
@@ -24,6 +30,16 @@ type Value = string | number | boolean | null | Record<string, string>;
 export interface TemplateContext {
   labels: Record<string, string>;
   line: string;
+  /** the most characters the rendering and any value within it may have (default TEMPLATE_MAX_OUTPUT) */
+  maxLength?: number;
+}
+
+const capOf = (ctx: TemplateContext) => ctx.maxLength ?? TEMPLATE_MAX_OUTPUT;
+
+/** throws the execution error once text of `length` characters would pass the rendering's cap */
+function checkLength(ctx: TemplateContext, length: number): void {
+  const cap = capOf(ctx);
+  if (length > cap) throw new TemplateError(`template output exceeds the limit of ${cap} characters`);
 }
 
 type Arg =
@@ -338,6 +354,7 @@ function renderNodes(nodes: Node[], ctx: TemplateContext, dot: Value): string {
       const v = runPipe(n.pipe, ctx, dot);
       out += truthy(v) ? renderNodes(n.then, ctx, n.k === "with" ? v : dot) : renderNodes(n.else, ctx, dot);
     }
+    checkLength(ctx, out.length);
   }
   return out;
 }
@@ -370,7 +387,9 @@ function runCmd(cmd: Cmd, ctx: TemplateContext, dot: Value, piped: Value | undef
   }
   const args = rest.map(arg);
   if (piped !== undefined) args.push(piped);
-  return FUNCS[head!.name]!(ctx, args);
+  const result = FUNCS[head!.name]!(ctx, args);
+  if (typeof result === "string") checkLength(ctx, result.length);
+  return result;
 }
 
 type Fn = (ctx: TemplateContext, args: Value[]) => Value;
@@ -404,9 +423,10 @@ const arith = (name: string, f: (x: number, y: number) => number): Fn => (_, a) 
   return Math.trunc(f(x!, y!));
 };
 
-function printf(format: string, args: Value[]): string {
+function printf(ctx: TemplateContext, format: string, args: Value[]): string {
   let n = 0;
-  return format.replace(/%([-+ #0]*\d*(?:\.\d+)?)([svdqtfxX%])/g, (all, _flags: string, verb: string) => {
+  let made = format.length;
+  const verbOf = (verb: string): string => {
     if (verb === "%") return "%";
     if (n >= args.length) return `%!${verb}(MISSING)`;
     const v = args[n++]!;
@@ -414,8 +434,22 @@ function printf(format: string, args: Value[]): string {
     if (verb === "d" && typeof v !== "number") return `%!d(string=${str(v)})`;
     if (verb === "x" || verb === "X") return typeof v === "number" ? v.toString(16)[verb === "X" ? "toUpperCase" : "toLowerCase"]() : Buffer.from(str(v)).toString("hex");
     return str(v);
+  };
+  return format.replace(/%([-+ #0]*\d*(?:\.\d+)?)([svdqtfxX%])/g, (_all, _flags: string, verb: string) => {
+    const piece = verbOf(verb);
+    checkLength(ctx, (made += piece.length));
+    return piece;
   }) + (n < args.length ? `%!(EXTRA ${args.slice(n).map((v) => `${typeof v === "number" ? "int" : "string"}=${str(v)}`).join(", ")})` : "");
 }
+
+/** the parts joined by sep, refused before it is built when it would pass the cap */
+function joined(ctx: TemplateContext, parts: string[], sep: string): string {
+  checkLength(ctx, parts.reduce((n, p) => n + p.length, sep.length * Math.max(0, parts.length - 1)));
+  return parts.join(sep);
+}
+
+/** the most characters replacing `count` occurrences of `from` by `to` in s makes */
+const replacedLength = (s: string, count: number, from: string, to: string) => s.length + count * Math.max(0, to.length - from.length);
 
 const FUNCS: Record<string, Fn> = {
   __line__: (ctx, a) => (want("__line__", a, 0), ctx.line),
@@ -437,22 +471,27 @@ const FUNCS: Record<string, Fn> = {
   contains: s2("contains", (sub, s) => s.includes(sub)),
   hasPrefix: s2("hasPrefix", (p, s) => s.startsWith(p)),
   hasSuffix: s2("hasSuffix", (p, s) => s.endsWith(p)),
-  replace: (_, a) => {
+  replace: (ctx, a) => {
     const [from, to, s] = want("replace", a, 3).map(String);
-    return s!.split(from!).join(to!);
+    const parts = s!.split(from!);
+    checkLength(ctx, replacedLength(s!, parts.length - 1, from!, to!));
+    return parts.join(to!);
   },
-  Replace: (_, a) => {
+  Replace: (ctx, a) => {
     const [s, from, to, n] = want("Replace", a, 4);
     let count = toNumber(n!);
     const parts = String(s).split(String(from));
+    checkLength(ctx, replacedLength(String(s), parts.length - 1, String(from), String(to)));
     if (count < 0 || count >= parts.length - 1) return parts.join(String(to));
     let out = parts[0]!;
     for (let i = 1; i < parts.length; i++) out += (count-- > 0 ? String(to) : String(from)) + parts[i];
     return out;
   },
-  repeat: (_, a) => {
+  repeat: (ctx, a) => {
     const [n, s] = want("repeat", a, 2);
-    return String(s).repeat(Math.max(0, Math.min(toNumber(n!), 10_000)));
+    const times = Math.max(0, Math.min(toNumber(n!), 10_000));
+    checkLength(ctx, String(s).length * times);
+    return String(s).repeat(times);
   },
   trunc: (_, a) => {
     const [n, s] = want("trunc", a, 2);
@@ -472,11 +511,11 @@ const FUNCS: Record<string, Fn> = {
     return truthy(given!) ? given! : def!;
   },
   len: (_, a) => String(want("len", a, 1)[0]).length,
-  print: (_, a) => a.map(str).join(""),
-  println: (_, a) => a.map(str).join(" ") + "\n",
-  printf: (_, a) => {
+  print: (ctx, a) => joined(ctx, a.map(str), ""),
+  println: (ctx, a) => joined(ctx, a.map(str), " ") + "\n",
+  printf: (ctx, a) => {
     if (!a.length) throw new TemplateError("wrong number of args for printf: want at least 1 got 0");
-    return printf(str(a[0]!), a.slice(1));
+    return printf(ctx, str(a[0]!), a.slice(1));
   },
   not: (_, a) => !truthy(want("not", a, 1)[0]!),
   and: (_, a) => a.find((v) => !truthy(v)) ?? a.at(-1) ?? null,
@@ -496,12 +535,14 @@ const FUNCS: Record<string, Fn> = {
   urldecode: s1("urldecode", (s) => decodeURIComponent(s)),
   b64enc: s1("b64enc", (s) => Buffer.from(s).toString("base64")),
   b64dec: s1("b64dec", (s) => Buffer.from(s, "base64").toString()),
-  alignLeft: (_, a) => {
+  alignLeft: (ctx, a) => {
     const [n, s] = want("alignLeft", a, 2);
+    checkLength(ctx, toNumber(n!));
     return String(s).padEnd(toNumber(n!)).slice(0, toNumber(n!));
   },
-  alignRight: (_, a) => {
+  alignRight: (ctx, a) => {
     const [n, s] = want("alignRight", a, 2);
+    checkLength(ctx, toNumber(n!));
     const t = String(s).padStart(toNumber(n!));
     return t.slice(t.length - toNumber(n!));
   },

@@ -4,7 +4,7 @@ import type { Expr, MatrixSelector, SubqueryExpr } from "./ast.ts";
 import { evalAggregate } from "./aggregations.ts";
 import { evalBinary } from "./binary.ts";
 import type { EvalContext } from "./context.ts";
-import { evalCall } from "./functions.ts";
+import { evalCall, labelSamplesOf } from "./functions.ts";
 import { evalVectorSelector, forEachWindow, matrixSource, type RangeSource } from "./selectors.ts";
 import { checkDeadline, holdSamples } from "../query-budget.ts";
 import { dropMetricName, mergeSameLabels, pointsOf, type RawSeries, type StepSeries, type Value } from "./series.ts";
@@ -14,7 +14,8 @@ import { subquerySource } from "./subquery.ts";
  * Evaluates an expression over the context's steps. What it returns stays
  * counted against the query's max samples until its parent is done with it:
  * the points of the operands are released, the result's held (Prometheus's
- * currentSamples); the query's time budget is checked at every node.
+ * currentSamples), and so is the label text label_replace / label_join made
+ * for it; the query's time budget is checked at every node.
  */
 export function evaluate(e: Expr, ctx: EvalContext): Value {
   const budget = ctx.budget;
@@ -22,7 +23,7 @@ export function evaluate(e: Expr, ctx: EvalContext): Value {
   const held = budget.samples;
   const value = evaluateNode(e, ctx);
   budget.samples = held;
-  holdSamples(budget, pointsOf(value));
+  holdSamples(budget, pointsOf(value) + labelSamplesOf(value));
   return value;
 }
 

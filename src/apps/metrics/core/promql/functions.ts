@@ -9,7 +9,8 @@ import { parseGoFloat } from "./literals.ts";
 import { bucketQuantile, type Bucket } from "./math.ts";
 import { absentLabels, evalRangeFunction, isRangeFunction } from "./range-functions.ts";
 import { anchoredRegex, RegexSyntaxError } from "../matchers.ts";
-import { expandTemplate, type Regex } from "../../../../lib/re2.ts";
+import { expandedLength, expandTemplate, type Regex } from "../../../../lib/re2.ts";
+import { holdLabelChars } from "../query-budget.ts";
 import { evalVectorSelector } from "./selectors.ts";
 import {
   dropMetricName, execError, keyWithoutLabels, labelsKey, mergeSameLabels, SeriesCollector, withLabel, type StepSeries, type Value,
@@ -184,6 +185,28 @@ function stringArg(e: Expr): string {
   return s.kind === "string" ? s.value : "";
 }
 
+/**
+ * Label text made by label_replace / label_join, counted as samples held by
+ * the series array it went into (LABEL_CHARS_PER_SAMPLE): evaluate() keeps the
+ * count held as long as the result is, as it does the result's points.
+ */
+const producedLabelSamples = new WeakMap<StepSeries[], number>();
+
+/** the samples counted for the label text a value's series were given (0 for any other value) */
+export function labelSamplesOf(v: Value): number {
+  return v.type === "vector" ? (producedLabelSamples.get(v.series) ?? 0) : 0;
+}
+
+/** counts the produced label text against the query's max samples before it is built */
+function withProducedLabels(ctx: EvalContext, build: (hold: (chars: number) => void) => StepSeries[]): StepSeries[] {
+  let held = 0;
+  const series = build((chars) => {
+    held += holdLabelChars(ctx.budget, chars);
+  });
+  if (held > 0) producedLabelSamples.set(series, held);
+  return series;
+}
+
 function labelReplace(args: Expr[], ctx: EvalContext): StepSeries[] {
   const dst = stringArg(args[1]!);
   const replacement = stringArg(args[2]!);
@@ -197,11 +220,16 @@ function labelReplace(args: Expr[], ctx: EvalContext): StepSeries[] {
     throw err;
   }
   if (dst === "") throw execError(`invalid destination label name in label_replace(): ${dst}`);
-  const out = evalVector(args[0]!, ctx).map((s) => {
-    const m = re.exec(s.labels[src] ?? "");
-    return m ? { ...s, labels: withLabel(s.labels, dst, expandTemplate(replacement, m)) } : s;
+  const input = evalVector(args[0]!, ctx);
+  return withProducedLabels(ctx, (hold) => {
+    const out = input.map((s) => {
+      const m = re.exec(s.labels[src] ?? "");
+      if (!m) return s;
+      hold(expandedLength(replacement, m));
+      return { ...s, labels: withLabel(s.labels, dst, expandTemplate(replacement, m)) };
+    });
+    return mergeSameLabels(out);
   });
-  return mergeSameLabels(out);
 }
 
 function labelJoin(args: Expr[], ctx: EvalContext): StepSeries[] {
@@ -210,11 +238,15 @@ function labelJoin(args: Expr[], ctx: EvalContext): StepSeries[] {
   const srcs = args.slice(3).map(stringArg);
   for (const src of srcs) if (src === "") throw execError(`invalid source label name in label_join(): ${src}`);
   if (dst === "") throw execError(`invalid destination label name in label_join(): ${dst}`);
-  const out = evalVector(args[0]!, ctx).map((s) => ({
-    ...s,
-    labels: withLabel(s.labels, dst, srcs.map((n) => s.labels[n] ?? "").join(sep)),
-  }));
-  return mergeSameLabels(out);
+  const input = evalVector(args[0]!, ctx);
+  return withProducedLabels(ctx, (hold) => {
+    const out = input.map((s) => {
+      const values = srcs.map((n) => s.labels[n] ?? "");
+      hold(values.reduce((n, v) => n + v.length, sep.length * Math.max(0, values.length - 1)));
+      return { ...s, labels: withLabel(s.labels, dst, values.join(sep)) };
+    });
+    return mergeSameLabels(out);
+  });
 }
 
 /** histogram_quantile over classic buckets: per step, buckets grouped by their labels without `le` */
