@@ -59,13 +59,4 @@ export async function throughput(
   return { rps: r.requests.average, p99: r.latency.p99, bad: r.non2xx + r.errors };
 }
 
-/** seeded PRNG (mulberry32) so runs compare */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 as rng } from "../test/helpers/rng.ts";

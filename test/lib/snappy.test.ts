@@ -7,21 +7,11 @@
 import snappy from "snappyjs";
 import { describe, expect, it } from "vitest";
 import { SnappyError, snappyDecodedLength, snappyUncompress } from "../../src/lib/snappy.ts";
+import { mulberry32 as random } from "../helpers/rng.ts";
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s/g, ""), "hex"));
 const LIMIT = 100 * 1024 * 1024;
 
-/** a seeded generator (mulberry32): the corpus is the same on every run */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** text with repeats (copies of every kind) and noise (literals) */
 function sample(rnd: () => number, length: number): Uint8Array {

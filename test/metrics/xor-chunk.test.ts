@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeXorChunk, decodeXorChunkInto, encodeXorChunk, MAX_XOR_CHUNK_SAMPLES, XorAppender, xorChunkSamples } from "../../src/apps/metrics/core/xor-chunk.ts";
+import { mulberry32 as rng } from "../helpers/rng.ts";
 
 // Values are compared as bit patterns: JavaScriptCore (bun test) canonicalises a
 // NaN read out of a typed array, so NaN payloads are set and checked through
@@ -100,16 +101,6 @@ function referenceEncode(ts: number[], vbits: bigint[]): Uint8Array {
   return Uint8Array.from([ts.length >> 8, ts.length & 0xff, ...packBits(s)]);
 }
 
-/** a small seeded PRNG (mulberry32), so failures reproduce */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const F = (x: number) => {
   const f = new Float64Array([x]);

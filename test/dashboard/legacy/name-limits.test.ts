@@ -5,18 +5,15 @@
 // of a repeated letter (which compresses) was stored.
 import { describe, expect, it } from "vitest";
 import { ADMIN } from "../../helpers/api.ts";
+import { mulberry32 } from "../../helpers/rng.ts";
 import { useServer } from "../../helpers/server.ts";
 
 /** seeded pseudo-random letters: they do not compress, so an index sees their full size */
 function noise(n: number, seed = n): string {
-  let s = seed >>> 0;
+  const next = mulberry32(seed);
   const out = new Array<string>(n);
-  for (let i = 0; i < n; i++) {
-    s = (s + 0x6d2b79f5) >>> 0; // mulberry32
-    let x = Math.imul(s ^ (s >>> 15), s | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    out[i] = String.fromCharCode(97 + (((x ^ (x >>> 14)) >>> 0) % 26));
-  }
+  // the generator's 32-bit integer, as before: the same letters for the same seed
+  for (let i = 0; i < n; i++) out[i] = String.fromCharCode(97 + ((next() * 4294967296) % 26));
   return out.join("");
 }
 const MiB = noise(1024 * 1024);

@@ -1,5 +1,6 @@
 // A small seeded PRNG (mulberry32) so a fuzz run is repeatable: the same seed
 // sends the same requests in the same order. FUZZ_SEED overrides the seed.
+import { mulberry32 } from "../../helpers/rng.ts";
 export interface Rng {
   readonly seed: number;
   /** a float in [0, 1) */
@@ -20,14 +21,7 @@ export function seedFromEnv(fallback: number): number {
 }
 
 export function createRng(seed: number): Rng {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n: number) => Math.floor(next() * n);
   return {
     seed,

@@ -1,0 +1,12 @@
+// One seeded PRNG (mulberry32) for tests and benchmarks, so runs repeat and compare.
+
+/** floats in [0, 1); the same seed gives the same sequence */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
