@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { freePort } from "../test/helpers/browser.ts";
-import { median, startBinary, stopBinary, throughput } from "./lib.ts";
+import { median, report, startBinary, stopBinary, throughput } from "./lib.ts";
 
 const root = join(import.meta.dirname, "..");
 const binary = join(root, "dist", "outpost");
@@ -27,6 +27,8 @@ for (const name of readdirSync(distDir)) {
   console.log(`${name}: ${(bytes.length / 1024).toFixed(1)} kB (${(gzipSync(bytes).length / 1024).toFixed(1)} kB gzipped)`);
 }
 console.log(`admin page in all: ${(total / 1024).toFixed(1)} kB (${(totalGz / 1024).toFixed(1)} kB gzipped)`);
+report.figure("admin page, all assets", total / 1024, "kB");
+report.figure("admin page, all assets gzipped", totalGz / 1024, "kB");
 
 const dir = mkdtempSync(join(tmpdir(), "outpost-bench-admin-"));
 const ports = [await freePort(), await freePort(), await freePort()];
@@ -46,6 +48,9 @@ try {
   const pct = (rps: number) => `${((rps / health.rps) * 100).toFixed(0)}% of health`;
   console.log(`GET /api/health:        ${Math.round(health.rps)} req/s, p99 ${health.p99} ms`);
   console.log(`GET ${script} (plain): ${Math.round(asset.rps)} req/s, p99 ${asset.p99} ms (${pct(asset.rps)})`);
+  report.figure("GET /api/health", health.rps, "req/s", null, { p99Ms: health.p99 });
+  report.figure("GET /main-<hash>.js (plain)", asset.rps, "req/s", null, { p99Ms: asset.p99 });
+  report.figure("GET /main-<hash>.js (plain) / health", (asset.rps / health.rps) * 100, "%");
 
   if (!existsSync(chromiumPath)) {
     console.log(`page load: skipped (${chromiumPath} is missing)`);
@@ -67,6 +72,8 @@ try {
         times.push(performance.now() - t0);
       }
       console.log(`page load to three healthy services (signed in, 7 loads, first with a cold cache): median ${median(times).toFixed(0)} ms, first ${times[0]!.toFixed(0)} ms`);
+      report.figure("page load to three healthy services (median of 7)", median(times), "ms");
+      report.figure("page load to three healthy services (first, cold cache)", times[0]!, "ms");
     } finally {
       await browser.close();
     }
@@ -75,3 +82,4 @@ try {
   await stopBinary(server.child);
   rmSync(dir, { recursive: true, force: true });
 }
+report.save();

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/open.ts";
 import { createLogger } from "../src/lib/logger.ts";
-import { median, startBinary, stopBinary } from "./lib.ts";
+import { median, report, startBinary, stopBinary } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
@@ -40,6 +40,7 @@ try {
     analyze annotations;`);
   await db.close();
   console.log(`loaded ${ROWS} annotations in ${Math.round(performance.now() - started)} ms`);
+  report.figure(`bulk load of ${ROWS} annotations`, performance.now() - started, "ms");
 
   const server = await startBinary(binary, args, 1);
   try {
@@ -67,8 +68,10 @@ try {
       return { median: median(times), p99: times[Math.floor(times.length * 0.99) - 1]! };
     };
     const health = await time("/api/health");
-    const line = (name: string, m: { median: number; p99: number }) =>
-      `${name.padEnd(46)} median ${m.median.toFixed(1).padStart(6)} ms  p99 ${m.p99.toFixed(1).padStart(6)} ms`;
+    const line = (name: string, m: { median: number; p99: number }) => {
+      report.figure(`${name} (median)`, m.median, "ms", null, { p99Ms: m.p99 });
+      return `${name.padEnd(46)} median ${m.median.toFixed(1).padStart(6)} ms  p99 ${m.p99.toFixed(1).padStart(6)} ms`;
+    };
     console.log(line("GET /api/health", health));
     for (const [name, q] of queries) console.log(line(`annotations: ${name}`, await time(`/api/annotations?${q}`)));
     console.log(line("annotations/tags?tag=env", await time("/api/annotations/tags?tag=env")));
@@ -78,3 +81,4 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+report.save();

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ATTACKS, sendAttack, startProbing } from "../test/fuzz/support/attacks.ts";
-import { startBinary, stopBinary, type Started } from "./lib.ts";
+import { report, startBinary, stopBinary, type Started } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
@@ -42,10 +42,13 @@ try {
     clearInterval(sampler);
     peak = Math.max(peak, rssMiB(pid));
     const hung = answer.status === undefined || probes.failed.length > 0;
+    const expected = attack.expect.includes(answer.status ?? -1);
+    report.figure(`${attack.name}: longest probe wait`, probes.maxMs, "ms", `<= ${TARGET_MS}`, { answer: answer.status ?? String(answer.error), expected, hung, attackMs: answer.ms });
+    report.figure(`${attack.name}: RSS growth`, peak - before, "MiB");
     rows.push([
       attack.name,
       String(answer.status ?? answer.error),
-      attack.expect.includes(answer.status ?? -1) ? "yes" : "NO",
+      expected ? "yes" : "NO",
       `${Math.round(answer.ms)}`,
       probes.failed.length > 0 ? `>= ${Math.round(probes.maxMs)}` : `${Math.round(probes.maxMs)}`,
       probes.maxMs <= TARGET_MS && !hung ? "yes" : "NO",
@@ -65,3 +68,4 @@ const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.le
 const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
 console.log(line(head));
 for (const r of rows) console.log(line(r));
+report.save();

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBinary, stopBinary, throughput } from "./lib.ts";
+import { report, startBinary, stopBinary, throughput } from "./lib.ts";
 
 const binary = join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
@@ -28,7 +28,11 @@ try {
   console.log(`GET /api/health (no auth):   ${Math.round(health.rps)} req/s, p99 ${health.p99} ms, non-2xx ${health.bad}`);
   console.log(`GET /api/user (basic auth):  ${Math.round(user.rps)} req/s, p99 ${user.p99} ms, non-2xx ${user.bad}`);
   console.log(`ratio: ${(ratio * 100).toFixed(0)}% (target >= 50%)`);
+  report.figure("GET /api/health (no auth)", health.rps, "req/s", null, { p99Ms: health.p99, bad: health.bad });
+  report.figure("GET /api/user (basic auth)", user.rps, "req/s", null, { p99Ms: user.p99, bad: user.bad });
+  report.figure("GET /api/user (basic auth) / health", ratio * 100, "%", ">= 50");
 } finally {
   await stopBinary(server.child);
   rmSync(dir, { recursive: true, force: true });
 }
+report.save();

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKeyring } from "../src/lib/envelope.ts";
 import { encodeWriteRequest } from "../src/apps/metrics/core/remote-write.ts";
-import { startBinary, stopBinary, throughput, type Throughput } from "./lib.ts";
+import { report, startBinary, stopBinary, throughput, type Throughput } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
@@ -29,6 +29,8 @@ const tenant = { "X-Scope-OrgID": "bench" };
   for (let i = 0; i < n; i++) await k.open(sealed[i]!, `datasource:${i}/basicAuthPassword`);
   const openUs = ((performance.now() - t) / n) * 1000;
   console.log(`envelope: seal ${sealUs.toFixed(0)} us, open ${openUs.toFixed(0)} us per secret (${n} each)`);
+  report.figure("envelope: seal one secret", sealUs, "us");
+  report.figure("envelope: open one secret", openUs, "us");
 }
 
 const dir = mkdtempSync(join(tmpdir(), "outpost-bench-ds-"));
@@ -78,13 +80,22 @@ try {
   ];
   await throughput(`${dashboard}/api/health`, { seconds: 2, connections }); // warm-up
   let direct: Throughput | undefined;
+  let directName = "";
   for (const [name, url, options] of cases) {
     const m = await throughput(url, options);
     const ratio = name.includes("direct") ? "" : `  ${((m.rps / direct!.rps) * 100).toFixed(0)}% of direct`;
-    if (name.includes("direct")) direct = m;
+    if (name.includes("direct")) {
+      direct = m;
+      directName = name;
+      report.figure(name, m.rps, "req/s", null, { p99Ms: m.p99, bad: m.bad });
+    } else {
+      report.figure(`${directName}, ${name}`, m.rps, "req/s", null, { p99Ms: m.p99, bad: m.bad });
+      report.figure(`${directName}, ${name} / direct`, (m.rps / direct!.rps) * 100, "%");
+    }
     console.log(`${name.padEnd(50)} ${String(Math.round(m.rps)).padStart(6)} req/s  p99 ${m.p99} ms  non-2xx ${m.bad}${ratio}`);
   }
 } finally {
   await stopBinary(server.child);
   rmSync(dir, { recursive: true, force: true });
 }
+report.save();

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { median, startBinary, stopBinary } from "./lib.ts";
+import { median, report, startBinary, stopBinary } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
@@ -39,3 +39,7 @@ try {
 const fmt = (xs: number[]) => `median ${Math.round(median(xs))} ms (min ${Math.round(Math.min(...xs))}, max ${Math.round(Math.max(...xs))})`;
 console.log(`first boot, new data dir:   ${fmt(first)}`);
 console.log(`restart, existing data dir: ${fmt(restart)}`);
+const spread = (xs: number[]) => ({ min: Math.round(Math.min(...xs)), max: Math.round(Math.max(...xs)), runs: xs.length });
+report.figure("first boot, new data dir (median)", Math.round(median(first)), "ms", "< 1000", spread(first));
+report.figure("restart, existing data dir (median)", Math.round(median(restart)), "ms", "< 500", spread(restart));
+report.save();

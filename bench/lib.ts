@@ -1,5 +1,11 @@
-// Helpers for benchmarks: start the compiled binary and time it.
+// Helpers for benchmarks: start the compiled binary and time it, and record
+// the figures (report.figure next to each printed figure, report.save() at
+// the end: bench/results/<name>.json, see bench/report.ts).
 import { spawn, type ChildProcess } from "node:child_process";
+import { benchmarkName, Report } from "./report.ts";
+
+/** this benchmark's figures, saved as bench/results/<script name>.json */
+export const report = new Report(benchmarkName(process.argv[1] ?? "bench"));
 
 export interface Started {
   child: ChildProcess;

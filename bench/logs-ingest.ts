@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { median, startBinary, stopBinary } from "./lib.ts";
+import { median, report, startBinary, stopBinary } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
@@ -59,6 +59,8 @@ try {
   const elapsed = (performance.now() - started) / 1000;
   console.log(`pushed ${lines} lines (${(bytes / 1e6).toFixed(0)} MB of lines) in ${elapsed.toFixed(1)} s, ${failures} failed pushes`);
   console.log(`ingest: ${Math.round(lines / elapsed)} lines/s, ${(bytes / 1e6 / elapsed).toFixed(1)} MB/s (target >= 30 MB/s)`);
+  report.figure("ingest, lines", lines / elapsed, "lines/s", null, { failedPushes: failures });
+  report.figure("ingest, bytes of lines", bytes / 1e6 / elapsed, "MB/s", ">= 30", { failedPushes: failures });
 
   const end = Date.now();
   const params = new URLSearchParams({ query: '{app="app-3", instance="i-13"}', start: String((end - 5 * 60_000) / 1000), end: String(end / 1000), limit: "100" });
@@ -71,12 +73,15 @@ try {
     times.push(performance.now() - t);
   }
   console.log(`query, last 5 minutes of one stream (limit 100): median ${median(times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms (target < 100 ms)`);
+  report.figure("query, last 5 minutes of one stream, limit 100 (median)", median(times), "ms", "< 100", { maxMs: Math.max(...times) });
   const metric = new URLSearchParams({ query: 'sum(count_over_time({app="app-3"}[1m]))', start: String((end - 5 * 60_000) / 1000), end: String(end / 1000), step: "15" });
   const t = performance.now();
   const res = await fetch(`${server.urls.logs}/svc/api/v1/query_range?${metric}`, { headers: { "X-Scope-OrgID": "bench" } });
   await res.arrayBuffer();
   console.log(`metric query over 5 minutes of 10 streams: ${(performance.now() - t).toFixed(0)} ms (status ${res.status})`);
+  report.figure("metric query over 5 minutes of 10 streams", performance.now() - t, "ms", null, { status: res.status });
 } finally {
   await stopBinary(server.child);
   rmSync(dir, { recursive: true, force: true });
 }
+report.save();

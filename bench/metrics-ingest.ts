@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { encodeWriteRequest } from "../src/apps/metrics/core/remote-write.ts";
-import { median, startBinary, stopBinary } from "./lib.ts";
+import { median, report, startBinary, stopBinary } from "./lib.ts";
 
 const SECONDS = Number(process.env.SECONDS_PER_RUN ?? 20);
 const SENDERS = 4;
@@ -83,7 +83,9 @@ if (!isMainThread) {
     const active = Number(/^cortex_ingester_active_series\{user="bench"\} (\S+)$/m.exec(await (await fetch(`${server.urls.metrics}/metrics`)).text())?.[1] ?? 0);
     console.log(`pushed ${samples} samples in ${elapsed.toFixed(1)} s (${SENDERS} senders, ${PER_REQUEST} series a request), ${failures} failed pushes`);
     console.log(`ingest: ${Math.round(samples / elapsed)} samples/s (target >= 200,000)`);
+    report.figure("ingest", samples / elapsed, "samples/s", ">= 200000", { failedPushes: failures });
     console.log(`active series ${active}; resident memory ${(before / 1e6).toFixed(0)} MB before, ${(after / 1e6).toFixed(0)} MB after: ${active ? Math.round((after - before) / active) : "?"} bytes per active series (head samples of the run included)`);
+    if (active) report.figure("resident memory per active series (head samples of the run included)", (after - before) / active, "bytes", null, { activeSeries: active });
 
     const end = Date.now();
     const times: number[] = [];
@@ -96,11 +98,13 @@ if (!isMainThread) {
       times.push(performance.now() - t);
     }
     console.log(`query sum by (job) (rate(x[1m])) over 200 series, 5 minutes at 15 s steps: median ${median(times).toFixed(1)} ms`);
+    report.figure("query sum by (job) (rate(x[1m])) over 200 series, 5 min at 15 s (median)", median(times), "ms");
   } finally {
     await stopBinary(server.child);
     rmSync(dir, { recursive: true, force: true });
   }
   await headMemory();
+  report.save();
 }
 
 /**
@@ -130,4 +134,5 @@ async function headMemory(): Promise<void> {
   gc();
   const perSeries = (process.memoryUsage().heapUsed - before) / SERIES;
   console.log(`head memory per active series (index, labels, 119 open samples), after GC: ${Math.round(perSeries)} bytes`);
+  report.figure("head memory per active series (119 open samples, after GC)", perSeries, "bytes");
 }

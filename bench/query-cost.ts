@@ -9,7 +9,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBinary, stopBinary } from "./lib.ts";
+import { report, startBinary, stopBinary } from "./lib.ts";
 
 const root = join(import.meta.dirname, "..");
 const binary = process.env.BINARY ?? join(root, "dist", "outpost");
@@ -56,6 +56,9 @@ async function measure(label: string, query: string): Promise<void> {
   running = false;
   await probing;
   clearInterval(sampler);
+  report.figure(`${label}: ${query}, time`, took, "ms", null, { status: res.status });
+  report.figure(`${label}: ${query}, peak RSS growth`, (peak - before) / 1e6, "MB", "< 1000");
+  report.figure(`${label}: ${query}, slowest /api/health probe`, slowest, "ms", "< 500", { probes });
   console.log(
     `${label}: ${query} -> ${res.status} ${body.slice(0, 90)} in ${took.toFixed(0)} ms; ` +
       `resident memory +${((peak - before) / 1e6).toFixed(0)} MB at peak (target < 1000 MB); ` +
@@ -76,3 +79,4 @@ try {
   await stopBinary(server.child);
   rmSync(dir, { recursive: true, force: true });
 }
+report.save();

@@ -9,7 +9,7 @@
 import { RE2 as Re2Wasm } from "re2-wasm";
 import { RE2JS } from "re2js";
 import { compileAnchored, compileUnanchored } from "../src/lib/re2.ts";
-import { rng } from "./lib.ts";
+import { report, rng } from "./lib.ts";
 
 const LINES = Number(process.env.LINES ?? 200_000);
 const VALUES = Number(process.env.VALUES ?? 100_000);
@@ -79,6 +79,7 @@ function run(title: string, inputs: string[], patterns: string[], anchored: bool
         hits = r.hits;
       }
       row.push(`${name} ${best.toFixed(1)} (${hits})`);
+      report.figure(`${title}: ${p}: ${name}`, best, "ms", null, { hits, inputs: inputs.length });
     }
     console.log(`  ${JSON.stringify(p).padEnd(28)} ${row.join("  |  ")}`);
   }
@@ -93,8 +94,13 @@ console.log("\nReDoS (a|aa)+$ over 20 lines of a x40 + ! (ms)");
 for (const [name, test] of Object.entries(engines("(a|aa)+$", false))) {
   if (name === "js RegExp") {
     const short = Array.from({ length: 20 }, () => "a".repeat(25) + "!");
-    console.log(`  js RegExp (a x25 only: x40 takes seconds per line) ${time(short, test).ms.toFixed(1)}`);
+    const ms = time(short, test).ms;
+    console.log(`  js RegExp (a x25 only: x40 takes seconds per line) ${ms.toFixed(1)}`);
+    report.figure("ReDoS (a|aa)+$: js RegExp (a x25 only)", ms, "ms");
     continue;
   }
-  console.log(`  ${name} ${time(bomb, test).ms.toFixed(2)}`);
+  const ms = time(bomb, test).ms;
+  console.log(`  ${name} ${ms.toFixed(2)}`);
+  report.figure(`ReDoS (a|aa)+$: ${name}`, ms, "ms");
 }
+report.save();

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBinary, stopBinary, throughput, type Throughput } from "./lib.ts";
+import { report, startBinary, stopBinary, throughput, type Throughput } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
@@ -35,6 +35,7 @@ try {
     });
   }
   console.log(`created 50 folders and 1000 dashboards in ${Math.round(performance.now() - started)} ms`);
+  report.figure("create 50 folders and 1000 dashboards, one at a time", performance.now() - started, "ms");
   await measure(`${base}/api/health`); // warm-up
   const health = await measure(`${base}/api/health`);
   const one = await measure(`${ns}/dashboard.svc.app/v1/namespaces/default/dashboards/dash-500`, auth);
@@ -44,7 +45,13 @@ try {
   console.log(line("GET /api/health", health));
   console.log(line("GET /apis/.../dashboards/dash-500", one) + " (target >= 40%)");
   console.log(line("GET /api/search?query=dashboard 99", search) + " (target >= 20%)");
+  report.figure("GET /api/health", health.rps, "req/s", null, { p99Ms: health.p99, bad: health.bad });
+  report.figure("GET /apis/.../dashboards/dash-500", one.rps, "req/s", null, { p99Ms: one.p99, bad: one.bad });
+  report.figure("GET /api/search?query=dashboard 99", search.rps, "req/s", null, { p99Ms: search.p99, bad: search.bad });
+  report.figure("GET /apis/.../dashboards/dash-500 / health", (one.rps / health.rps) * 100, "%", ">= 40");
+  report.figure("GET /api/search?query=dashboard 99 / health", (search.rps / health.rps) * 100, "%", ">= 20");
 } finally {
   await stopBinary(server.child);
   rmSync(dir, { recursive: true, force: true });
 }
+report.save();

@@ -1,11 +1,66 @@
-// npm run bench: every benchmark in turn. Figures are printed, never asserted.
-import { execFileSync } from "node:child_process";
-import { join } from "node:path";
+// npm run bench: every benchmark in turn, each in its own process. Figures
+// are printed, never asserted, and each benchmark also writes them to
+// bench/results/<name>.json (bench/report.ts).
+//   npm run bench                          all of them
+//   npm run bench -- auth first-boot       only these
+//   npm run bench -- --compare <old>       then each figure beside an earlier run's: <old> is
+//                                          a results file, a directory of them, or a git
+//                                          revision whose bench/results is used ("HEAD")
+//   npm run bench -- --compare <old> --no-run   compare the results already in --out
+//   --out <dir>                            write the results there instead of bench/results
+import { execFileSync, spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { isBuildCurrent } from "../scripts/build.ts";
+import { compareResults, defaultResultsDir, describeRun, formatComparison, loadResults, MICRO, orderBenchmarks, selectBenchmarks, type BenchResult } from "./report.ts";
 
 const root = join(import.meta.dirname, "..");
-if (!isBuildCurrent()) execFileSync(process.execPath, [join(root, "scripts", "build.ts")], { stdio: "inherit" });
-for (const bench of ["first-boot.ts", "auth.ts", "resources.ts", "annotations.ts", "logs-ingest.ts", "metrics-ingest.ts", "query-cost.ts", "datasources.ts", "admin-page.ts", "regex.ts", "attacks.ts"]) {
-  console.log(`# ${bench}`);
-  execFileSync(process.execPath, [join(root, "bench", bench)], { stdio: "inherit" });
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { compare: { type: "string" }, "no-run": { type: "boolean" }, out: { type: "string" }, help: { type: "boolean", short: "h" } },
+});
+const all = orderBenchmarks(readdirSync(import.meta.dirname));
+if (flags.help) {
+  console.log(`usage: npm run bench -- [name...] [--compare <file|dir|git revision>] [--no-run] [--out <dir>]\nbenchmarks: ${all.join(", ")}`);
+  process.exit(0);
+}
+const out = resolve(flags.out ?? defaultResultsDir);
+let selected: string[];
+let before: BenchResult[] | undefined;
+try {
+  selected = selectBenchmarks(all, positionals);
+  // read the earlier run first: it may be the very directory this run overwrites
+  before = flags.compare === undefined ? undefined : loadResults(flags.compare);
+} catch (e) {
+  console.error(`npm run bench: ${(e as Error).message}`);
+  process.exit(2);
+}
+
+const failed: string[] = [];
+const ran: string[] = [];
+if (!flags["no-run"]) {
+  if (selected.some((n) => !MICRO.has(n)) && !isBuildCurrent()) execFileSync(process.execPath, [join(root, "scripts", "build.ts")], { stdio: "inherit" });
+  for (const name of selected) {
+    console.log(`# ${name}.ts`);
+    const run = spawnSync(process.execPath, [join(root, "bench", `${name}.ts`)], { stdio: "inherit", env: { ...process.env, BENCH_RESULTS_DIR: out } });
+    if (run.status === 0) ran.push(name);
+    else {
+      failed.push(name);
+      console.log(`# ${name}.ts failed (${run.signal ?? `exit code ${run.status}`}); its figures were not saved`);
+    }
+  }
+}
+
+if (before !== undefined) {
+  const names = new Set(flags["no-run"] ? selected : ran);
+  const after = loadResults(out).filter((r) => names.has(r.benchmark));
+  const missing = [...names].filter((n) => !after.some((r) => r.benchmark === n));
+  if (missing.length > 0) console.log(`no results in ${relative(process.cwd(), out) || "."} for ${missing.join(", ")}`);
+  console.log(`\n# compared with ${flags.compare}\nbefore: ${describeRun(before)}\nafter:  ${describeRun(after)} (${relative(process.cwd(), out) || "."})\n`);
+  console.log(formatComparison(compareResults(before, after)));
+}
+if (failed.length > 0) {
+  console.log(`\nfailed: ${failed.join(", ")}`);
+  process.exit(1);
 }

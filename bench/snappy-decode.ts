@@ -7,6 +7,7 @@
 import snappy from "snappyjs";
 import { encodeWriteRequest } from "../src/apps/metrics/core/remote-write.ts";
 import { snappyUncompress } from "../src/lib/snappy.ts";
+import { report } from "./lib.ts";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 2000);
 const PER_REQUEST = 500;
@@ -34,6 +35,7 @@ function measure(name: string, body: Uint8Array, decode: (b: Uint8Array) => Uint
   for (let i = 0; i < rounds; i++) bytes += decode(body).length;
   const seconds = (performance.now() - started) / 1000;
   console.log(`${name.padEnd(32)} ${(bytes / seconds / 1e6).toFixed(0).padStart(6)} MB/s  ${(rounds / seconds).toFixed(0).padStart(7)} bodies/s`);
+  report.figure(`${name}: output`, bytes / seconds / 1e6, "MB/s", null, { bodiesPerSecond: rounds / seconds });
   return rounds / seconds;
 }
 
@@ -41,5 +43,8 @@ console.log(`remote write: ${remoteWrite.length} bytes compressed, log body: ${l
 const before = measure("remote write, snappyjs", remoteWrite, (b) => snappy.uncompress(b), ROUNDS);
 const after = measure("remote write, checked", remoteWrite, (b) => snappyUncompress(b, 100 << 20), ROUNDS);
 console.log(`  samples/s the decoder alone sustains: snappyjs ${Math.round(before * PER_REQUEST)}, checked ${Math.round(after * PER_REQUEST)}`);
+report.figure("remote write, snappyjs: samples the decoder alone sustains", before * PER_REQUEST, "samples/s");
+report.figure("remote write, checked: samples the decoder alone sustains", after * PER_REQUEST, "samples/s");
 measure("log body, snappyjs", logBody, (b) => snappy.uncompress(b), ROUNDS / 10);
 measure("log body, checked", logBody, (b) => snappyUncompress(b, 100 << 20), ROUNDS / 10);
+report.save();

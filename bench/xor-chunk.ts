@@ -10,7 +10,7 @@
 //   append    XorAppender.append per sample (reset between chunks)
 //   decode    decodeXorChunk per chunk (allocates its two arrays)
 //   into      decodeXorChunkInto all chunks' samples into one pair of arrays
-import { rng } from "./lib.ts";
+import { report, rng } from "./lib.ts";
 import { decodeXorChunk, decodeXorChunkInto, encodeXorChunk, XorAppender } from "../src/apps/metrics/core/xor-chunk.ts";
 
 const CHUNKS = Number(process.env.CHUNKS ?? 10_000);
@@ -96,6 +96,11 @@ function run(shape: Shape, counter: Counter): void {
   const bytes = chunks.reduce((s, b) => s + b.length, 0);
   const ns = (ms: number) => ((ms * 1e6) / samples).toFixed(1).padStart(6);
   if (sink < 0) console.log(sink); // keeps the work observable
+  const perSample = (ms: number) => (ms * 1e6) / samples;
+  for (const [what, ms] of [["encode", best.enc], ["append", best.app], ["decode", best.dec], ["decode into", best.into]] as const) {
+    report.figure(`${shape} ${counter}: ${what}`, perSample(ms), "ns/sample");
+  }
+  report.figure(`${shape} ${counter}: size`, bytes / samples, "bytes/sample");
   console.log(
     `${`${shape} ${counter}`.padEnd(14)} ${ns(best.enc)} ${ns(best.app)} ${ns(best.dec)} ${ns(best.into)}   ` +
       `${(bytes / samples).toFixed(3)} (${(bytes / CHUNKS).toFixed(1)} bytes/chunk)`,
@@ -109,3 +114,4 @@ run("jitter", "busy");
 run("aligned", "busy");
 run("jitter", "quiet");
 run("aligned", "quiet");
+report.save();
