@@ -1,4 +1,4 @@
-// The house rules of ../shared/DESIGN.md that a machine can check: imports
+// The house rules of docs/design.md that a machine can check: imports
 // point one way, runtime-specific APIs stay in platform/, core/ knows no HTTP.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";

@@ -1,9 +1,9 @@
 // HTTPS with optional client certificates, the five client_auth_type modes
-// of dskit's http_tls_config (spec "Log store" 5). A node:tls server does the
-// handshake and hands each socket to an HTTP server running the fetch
-// handler: unlike Bun.serve it exposes whether the peer's certificate was
-// given and verified, and it behaves the same on Bun, Node and Deno
-// (../shared/DESIGN.md, "mTLS peer certificates").
+// of dskit's http_tls_config (docs/reference/log-and-metrics-store-behaviour.md
+// §5). A node:tls server does the handshake and hands each socket to an HTTP
+// server running the fetch handler: unlike Bun.serve it exposes whether the
+// peer's certificate was given and verified, and it behaves the same on Bun,
+// Node and Deno (docs/design.md, "mTLS peer certificates").
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
