@@ -253,18 +253,39 @@ export function formatValue(value: number | null): string {
   return Number(value.toPrecision(3)).toString();
 }
 
-export function formatComparison(rows: ComparisonRow[], beforeLabel = "before", afterLabel = "after"): string {
+/** rows of cells as aligned text columns (numeric ones right-aligned), or as a Markdown table */
+export function formatTable(head: string[], cells: string[][], numeric: ReadonlySet<number>, markdown = false): string {
+  if (markdown) {
+    const row = (c: string[]) => `| ${c.map((s) => s.replaceAll("|", "\\|")).join(" | ")} |`;
+    return [row(head), `|${head.map((_, i) => (numeric.has(i) ? "---:" : "---")).join("|")}|`, ...cells.map(row)].join("\n");
+  }
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((s, i) => (numeric.has(i) ? s.padStart(widths[i]!) : s.padEnd(widths[i]!))).join("  ").trimEnd();
+  return [line(head), ...cells.map(line)].join("\n");
+}
+
+const targetCell = (target: string | null, met: boolean | null) => (target === null ? "" : `${target}${met === false ? " MISSED" : met ? " met" : ""}`);
+
+export function formatComparison(rows: ComparisonRow[], beforeLabel = "before", afterLabel = "after", markdown = false): string {
   const head = ["benchmark", "figure", beforeLabel, afterLabel, "unit", "change", "", "target"];
   const cells = rows.map((r) => [
     r.benchmark, r.figure, formatValue(r.before), formatValue(r.after), r.unit,
     r.changePct === null ? "" : `${r.changePct >= 0 ? "+" : ""}${r.changePct.toFixed(1)}%`,
     r.verdict,
-    r.target === null ? "" : `${r.target}${r.met === false ? " MISSED" : r.met ? " met" : ""}`,
+    targetCell(r.target, r.met),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const numeric = new Set([2, 3, 5]);
-  const line = (c: string[]) => c.map((s, i) => (numeric.has(i) ? s.padStart(widths[i]!) : s.padEnd(widths[i]!))).join("  ").trimEnd();
-  return [line(head), ...cells.map(line)].join("\n");
+  return formatTable(head, cells, new Set([2, 3, 5]), markdown);
+}
+
+/** every figure of a set of results, one row each (npm run bench -- --no-run [--markdown]) */
+export function formatFigures(results: BenchResult[], markdown = false): string {
+  const cells = results.flatMap((r) => r.figures.map((f) => [r.benchmark, f.figure, formatValue(f.value), f.unit, targetCell(f.target, f.met)]));
+  return formatTable(["benchmark", "figure", "value", "unit", "target"], cells, new Set([2]), markdown);
+}
+
+/** the figures that missed their targets, as "benchmark: figure value unit (target)" lines */
+export function missedTargets(results: BenchResult[]): string[] {
+  return results.flatMap((r) => r.figures.filter((f) => f.met === false).map((f) => `${r.benchmark}: ${f.figure} ${formatValue(f.value)} ${f.unit} (target ${f.target})`));
 }
 
 /** a short line naming where a set of results came from, for the comparison's header */

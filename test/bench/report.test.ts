@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
-  betterDirection, compareResults, describeRun, formatComparison, loadResults, makeFigure, meetsTarget, orderBenchmarks, parseTarget, Report,
-  selectBenchmarks, type BenchResult, type Figure,
+  betterDirection, compareResults, describeRun, formatComparison, formatFigures, loadResults, makeFigure, meetsTarget, missedTargets, orderBenchmarks,
+  parseTarget, Report, selectBenchmarks, type BenchResult, type Figure,
 } from "../../bench/report.ts";
 
 const dirs: string[] = [];
@@ -149,6 +149,23 @@ describe("comparing two runs", () => {
     expect(formatComparison(compareResults(after, before)).split("\n").find((l) => l.includes("first boot"))).toMatch(/< 1000 MISSED$/);
     expect(table.find((l) => l.includes("token"))).toMatch(/auth\s+token\s+-\s+15,000\s+req\/s\s+new$/);
     expect(describeRun(after)).toBe("0123456789, 2026-11-26 06:00Z, 2 x Test CPU, 8.0 GiB, bun 1.4.5, load up to 1.5");
+  });
+
+  it("as Markdown for the README and resolving notes: numbers right-aligned, pipes in names escaped", () => {
+    const md = formatComparison(compareResults(before, after), "before", "after", true).split("\n");
+    expect(md[0]).toBe("| benchmark | figure | before | after | unit | change |  | target |");
+    expect(md[1]).toBe("|---|---|---:|---:|---|---:|---|---|");
+    expect(md).toContain("| auth | user | 1,000 | 12,000 | req/s | +1100.0% | better |  |");
+    const regex = [result("regex", [makeFigure("error|warn: re2js", 38.25, "ms")])];
+    expect(formatFigures(regex, true).split("\n")[2]).toBe("| regex | error\\|warn: re2js | 38.3 | ms |  |");
+  });
+
+  it("a run's figures listed, and the targets it missed", () => {
+    const listing = formatFigures(before).split("\n");
+    expect(listing[0]).toMatch(/^benchmark\s+figure\s+value\s+unit\s+target$/);
+    expect(listing.find((l) => l.includes("first boot"))).toMatch(/first-boot\s+first boot\s+3,770\s+ms\s+< 1000 MISSED$/);
+    expect(missedTargets(before)).toEqual(["auth: ratio 5 % (target >= 50)", "first-boot: first boot 3,770 ms (target < 1000)"]);
+    expect(missedTargets(after)).toEqual([]);
   });
 });
 
