@@ -34,7 +34,7 @@ export interface Machine {
 export interface BenchResult {
   benchmark: string;
   commit: string | null;
-  /** the working tree had uncommitted changes (outside bench/results) */
+  /** a tracked file outside bench/results had uncommitted changes */
   dirty: boolean;
   date: string;
   durationMs: number;
@@ -114,11 +114,11 @@ export function machine(): Machine {
   };
 }
 
-/** the commit checked out in `dir`, and whether anything but bench/results differs from it */
+/** the commit checked out in `dir`, and whether a tracked file outside bench/results differs from it */
 export function commitOf(dir: string): { commit: string | null; dirty: boolean } {
   try {
     const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const status = execFileSync("git", ["status", "--porcelain", "--", ".", ":!bench/results"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
     return { commit, dirty: status.trim() !== "" };
   } catch {
     return { commit: null, dirty: false };
