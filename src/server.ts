@@ -62,8 +62,9 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       closers.push(metrics.close);
       apps.push(["metrics", config.metrics.http_port, metrics.app.fetch]);
     }
+    const timeouts = { idle: config.server.http_idle_timeout, read: config.server.http_read_timeout, write: config.server.http_write_timeout };
     for (const [name, port, fetch] of apps) {
-      listeners.push([name, await listen(fetch, { host: config.server.host, port, tls: tlsOf(name) })]);
+      listeners.push([name, await listen(fetch, { host: config.server.host, port, tls: tlsOf(name), timeouts })]);
     }
   } catch (err) {
     await Promise.all(listeners.map(([, l]) => l.close(true)));
