@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWriteRequest } from "../src/apps/metrics/core/remote-write.ts";
+import { Connection } from "../test/helpers/connection.ts";
 import { startBinary, stopBinary } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
@@ -122,7 +123,27 @@ try {
       });
     });
   });
+  // beside the load: one connection per listener used every 15 s, as a scraper or shipper pool does
+  // (before issue 17 every listener closed a connection idle for about 12 s)
+  const probe = { requests: 0, failures: [] as string[] };
+  const probes = ([[dashboard, "/api/health"], [logs, "/ready"], [metrics, "/ready"]] as const).map(async ([url, path]) => {
+    let c = await Connection.open(url);
+    const end = Date.now() + SECONDS * 1000;
+    for (;;) {
+      const res = await c.get(path).catch((err: Error) => ({ status: 0, body: err.message }));
+      probe.requests++;
+      if (res.status !== 200) {
+        probe.failures.push(`${new URL(url).port}${path}: ${res.body}`);
+        c.close();
+        c = await Connection.open(url);
+      }
+      if (Date.now() + 15_000 > end) break;
+      await new Promise((r) => setTimeout(r, 15_000));
+    }
+    c.close();
+  });
   const results = await Promise.all(runs);
+  await Promise.all(probes);
   const elapsed = (performance.now() - started) / 1000;
   const rssEnd = rssOf(pid);
 
@@ -143,6 +164,7 @@ try {
   const peak = Math.max(rssStart, rssEnd, ...samples);
   const tail = samples.slice(Math.floor(samples.length / 2));
   const plateau = tail.length ? Math.min(...tail) : rssEnd;
+  console.log(`idle keep-alive probes (a request every 15 s on one held connection per listener): ${probe.requests} requests, ${probe.failures.length} found the connection closed${probe.failures.length ? ` (${probe.failures.slice(0, 3).join("; ")})` : ""}`);
   console.log(`total: ${Math.round(total / elapsed)} req/s (before issue 17: 92 req/s; target >= 20x), ${failures} errors`);
   console.log(`RSS: start ${mb(rssStart)}, peak ${mb(peak)}, end ${mb(rssEnd)}; second half of the run between ${mb(plateau)} and ${mb(Math.max(...tail, rssEnd))} (${samples.length} samples)`);
 } finally {
