@@ -39,8 +39,12 @@ export const BUN_MAX_IDLE_SECONDS = 255;
  * 0 (none) when either is none.
  */
 export function bunIdleTimeout(t: HttpTimeouts): number {
-  if (t.idle === 0 || t.write === 0) return 0;
-  return Math.min(BUN_MAX_IDLE_SECONDS, Math.ceil(Math.max(t.idle, t.write) / 1000));
+  return Math.min(BUN_MAX_IDLE_SECONDS, Math.ceil(inactivityTimeout(t) / 1000));
+}
+
+/** one inactivity timeout standing for the idle and write timeouts (ms, 0 for none) */
+export function inactivityTimeout(t: HttpTimeouts): number {
+  return t.idle === 0 || t.write === 0 ? 0 : Math.max(t.idle, t.write);
 }
 
 /**

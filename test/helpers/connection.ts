@@ -2,6 +2,7 @@
 // the other: proves a keep-alive connection is reused (no client pool can
 // silently open a new one) and says how it ended when the server closed it.
 import { connect, type Socket } from "node:net";
+import { connect as connectTls } from "node:tls";
 
 export class Connection {
   private buffer = Buffer.alloc(0);
@@ -16,10 +17,13 @@ export class Connection {
     socket.on("close", () => { this.closed ??= "closed by the server"; this.waiter?.(); });
   }
 
+  /** http:// or https:// (any server certificate accepted) */
   static open(url: string): Promise<Connection> {
-    const { hostname, port, host } = new URL(url);
+    const { hostname, port, host, protocol } = new URL(url);
     return new Promise((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => resolve(new Connection(socket, host)));
+      const socket: Socket = protocol === "https:"
+        ? connectTls({ host: hostname, port: Number(port), rejectUnauthorized: false }, () => resolve(new Connection(socket, host)))
+        : connect(Number(port), hostname, () => resolve(new Connection(socket, host)));
       socket.once("error", reject);
     });
   }
