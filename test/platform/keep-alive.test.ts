@@ -3,12 +3,15 @@
 // client reusing it at that moment got ECONNRESET. With the default
 // server.http_idle_timeout (2m, the real stores' value) a connection idle
 // for 30 s still answers. The 30 s wait is what the test is about: it runs
-// once, for the three listeners at the same time.
+// once, for the three listeners at the same time. Bun's 10 s also reset any
+// request slower than that: a 20 s response now arrives.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.ts";
 import { createCa, createServerCert } from "../../src/lib/pki.ts";
+import { listen } from "../../src/platform/listen.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { Connection } from "../helpers/connection.ts";
 import { startTestServer, useServer, type TestServer } from "../helpers/server.ts";
@@ -72,6 +75,24 @@ describe("a configured idle timeout", () => {
       await eventually(() => connections.map((c) => c.closed !== undefined), (closed) => expect(closed).toEqual(targets.map(() => true)), 60_000);
     } finally {
       for (const c of connections) c.close();
+    }
+  }, 120_000);
+});
+
+describe("a slow response", () => {
+  it("a request answered after 20 s silence is not cut with the default timeouts (Bun reset it after ~10 s)", async () => {
+    const { server } = loadConfig({});
+    const timeouts = { idle: server.http_idle_timeout, read: server.http_read_timeout, write: server.http_write_timeout };
+    const listener = await listen(async () => {
+      await new Promise((r) => setTimeout(r, 20_000)); // the slow query the test is about
+      return new Response("finished");
+    }, { host: "127.0.0.1", port: 0, timeouts });
+    try {
+      const res = await fetch(`${listener.url}/slow`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe("finished");
+    } finally {
+      await listener.close(true);
     }
   }, 120_000);
 });
