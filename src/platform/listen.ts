@@ -42,6 +42,13 @@ export function bunIdleTimeout(t: HttpTimeouts): number {
   return Math.min(BUN_MAX_IDLE_SECONDS, Math.ceil(inactivityTimeout(t) / 1000));
 }
 
+/** what this runtime cannot apply of the configured timeouts, for a warning at startup */
+export function timeoutLimits(t: HttpTimeouts): string | undefined {
+  const seconds = Math.ceil(inactivityTimeout(t) / 1000);
+  if (runtime !== "bun" || seconds <= BUN_MAX_IDLE_SECONDS) return undefined;
+  return `Bun closes a connection after at most ${BUN_MAX_IDLE_SECONDS}s without traffic: server.http_idle_timeout and server.http_write_timeout act as ${BUN_MAX_IDLE_SECONDS}s`;
+}
+
 /** one inactivity timeout standing for the idle and write timeouts (ms, 0 for none) */
 export function inactivityTimeout(t: HttpTimeouts): number {
   return t.idle === 0 || t.write === 0 ? 0 : Math.max(t.idle, t.write);

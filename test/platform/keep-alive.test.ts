@@ -96,3 +96,15 @@ describe("a slow response", () => {
     }
   }, 120_000);
 });
+
+describe("timeouts the runtime cannot apply", () => {
+  it("on Bun an idle timeout over 255 s is logged as capped; elsewhere nothing is said", async () => {
+    const server = await startTestServer({ "server.http_idle_timeout": "5m", "server.http_write_timeout": "5m" });
+    try {
+      const warned = server.logs.some((l) => l.level === "warn" && String(l.msg).includes("at most 255s"));
+      expect(warned).toBe(typeof (globalThis as { Bun?: unknown }).Bun !== "undefined");
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
