@@ -14,6 +14,9 @@ export function aliasLegacyFlags(argv: string[]): string[] {
     "-server.http-tls-key-path": "--http-tls-key-path",
     "-server.http-tls-client-auth": "--http-tls-client-auth",
     "-server.http-tls-ca-path": "--http-tls-ca-path",
+    "-server.http-idle-timeout": "--http-idle-timeout",
+    "-server.http-read-timeout": "--http-read-timeout",
+    "-server.http-write-timeout": "--http-write-timeout",
     "-ingester.instance-limits.max-inflight-push-requests": "--max-inflight-push-requests",
     "-querier.max-concurrent": "--querier-max-concurrent",
   };

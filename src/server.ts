@@ -9,7 +9,7 @@ import { openDatabase, type Database } from "./db/open.ts";
 import { createLifecycle, type Lifecycle } from "./lib/lifecycle.ts";
 import type { Logger } from "./lib/logger.ts";
 import { adminFiles } from "./platform/embedded.ts";
-import { listen, type FetchHandler, type Listener } from "./platform/listen.ts";
+import { listen, timeoutLimits, type FetchHandler, type Listener } from "./platform/listen.ts";
 
 export type ServiceName = "dashboard" | "logs" | "metrics" | "logs proxy";
 
@@ -62,8 +62,11 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       closers.push(metrics.close);
       apps.push(["metrics", config.metrics.http_port, metrics.app.fetch]);
     }
+    const timeouts = { idle: config.server.http_idle_timeout, read: config.server.http_read_timeout, write: config.server.http_write_timeout };
+    const limited = timeoutLimits(timeouts);
+    if (limited) logger.warn(limited);
     for (const [name, port, fetch] of apps) {
-      listeners.push([name, await listen(fetch, { host: config.server.host, port, tls: tlsOf(name) })]);
+      listeners.push([name, await listen(fetch, { host: config.server.host, port, tls: tlsOf(name), timeouts })]);
     }
   } catch (err) {
     await Promise.all(listeners.map(([, l]) => l.close(true)));

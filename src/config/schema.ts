@@ -68,6 +68,9 @@ export const configSchema = type({
     max_request_body_size: size,
     max_recv_msg_size: positiveSize,
     shutdown_timeout: duration,
+    http_idle_timeout: duration,
+    http_read_timeout: duration,
+    http_write_timeout: duration,
     http_tls_config: tlsConfig,
     cors_allowed_origins: type("string[]").narrow((list, ctx) =>
       list.every((o) => o === "*" || (normalizeOrigin(o) !== undefined && !/^[a-z]+:\/\/[^/]+\/./i.test(o))) ||

@@ -1,6 +1,7 @@
 // Serving a fetch handler on each runtime: Bun.serve, Deno.serve, or
 // node:http through @hono/node-server. Everything above this file speaks
 // Web-standard Request/Response only.
+import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { runtime } from "./runtime.ts";
 import { listenTls, tlsEnabled, type TlsConfig } from "./tls.ts";
@@ -14,6 +15,58 @@ export interface ListenOptions {
   maxRequestBodySize?: number;
   /** HTTPS (and client certificates) when its cert_file and key_file are set */
   tls?: TlsConfig | undefined;
+  /** connection timeouts (server.http_*_timeout); the runtime's own defaults when absent */
+  timeouts?: HttpTimeouts | undefined;
+}
+
+/** in milliseconds, 0 for none (docs/choices.md, "Connection timeouts") */
+export interface HttpTimeouts {
+  /** a keep-alive connection waiting for its next request */
+  idle: number;
+  /** receiving a whole request, headers and body */
+  read: number;
+  /** a request in flight without a byte read or written */
+  write: number;
+}
+
+/** Bun.serve's idleTimeout is whole seconds, at most 255 */
+export const BUN_MAX_IDLE_SECONDS = 255;
+
+/**
+ * Bun.serve has one inactivity timeout per connection, counted while it is
+ * idle and while a request is in flight alike (a request that outlives it is
+ * reset): the longer of the idle and write timeouts, so neither is cut short.
+ * 0 (none) when either is none.
+ */
+export function bunIdleTimeout(t: HttpTimeouts): number {
+  return Math.min(BUN_MAX_IDLE_SECONDS, Math.ceil(inactivityTimeout(t) / 1000));
+}
+
+/** what this runtime cannot apply of the configured timeouts, for a warning at startup */
+export function timeoutLimits(t: HttpTimeouts): string | undefined {
+  const seconds = Math.ceil(inactivityTimeout(t) / 1000);
+  if (runtime !== "bun" || seconds <= BUN_MAX_IDLE_SECONDS) return undefined;
+  return `Bun closes a connection after at most ${BUN_MAX_IDLE_SECONDS}s without traffic: server.http_idle_timeout and server.http_write_timeout act as ${BUN_MAX_IDLE_SECONDS}s`;
+}
+
+/** one inactivity timeout standing for the idle and write timeouts (ms, 0 for none) */
+export function inactivityTimeout(t: HttpTimeouts): number {
+  return t.idle === 0 || t.write === 0 ? 0 : Math.max(t.idle, t.write);
+}
+
+/**
+ * node:http (plain listeners on Node, HTTPS listeners everywhere):
+ * keepAliveTimeout is the idle timeout, requestTimeout and headersTimeout
+ * bound the reading of a request, and the write timeout is the socket's
+ * inactivity timeout while a response is open (Node restores the keep-alive
+ * timeout when it ends).
+ */
+export function applyNodeTimeouts(server: HttpServer, t: HttpTimeouts | undefined): void {
+  if (!t) return;
+  server.keepAliveTimeout = t.idle;
+  server.requestTimeout = t.read;
+  server.headersTimeout = t.read;
+  if (t.write > 0) server.on("request", (_req, res: import("node:http").ServerResponse) => res.setTimeout(t.write));
 }
 
 export interface Listener {
@@ -52,6 +105,7 @@ function listenBun(fetch: FetchHandler, o: ListenOptions): Listener {
     fetch,
     development: false,
     maxRequestBodySize: o.maxRequestBodySize ?? 1024 ** 3,
+    ...(o.timeouts ? { idleTimeout: bunIdleTimeout(o.timeouts) } : {}),
   });
   const port = server.port ?? o.port;
   return {
@@ -61,6 +115,7 @@ function listenBun(fetch: FetchHandler, o: ListenOptions): Listener {
   };
 }
 
+// Deno.serve takes no timeout settings: its own defaults hold there
 interface DenoServer { addr: { port: number }; shutdown(): Promise<void>; finished: Promise<void> }
 interface DenoGlobal {
   serve(options: { hostname: string; port: number; onListen?: () => void }, handler: FetchHandler): DenoServer;
@@ -84,7 +139,8 @@ async function listenDeno(fetch: FetchHandler, o: ListenOptions): Promise<Listen
 
 async function listenNode(fetch: FetchHandler, o: ListenOptions): Promise<Listener> {
   const { createAdaptorServer } = await import("@hono/node-server");
-  const server = createAdaptorServer({ fetch, hostname: o.host, port: o.port }) as import("node:http").Server;
+  const server = createAdaptorServer({ fetch, hostname: o.host, port: o.port }) as HttpServer;
+  applyNodeTimeouts(server, o.timeouts);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port, o.host, () => { server.off("error", reject); resolve(); });

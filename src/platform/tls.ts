@@ -9,7 +9,7 @@ import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import type { FetchHandler, ListenOptions, Listener } from "./listen.ts";
-import { urlOf } from "./listen.ts";
+import { applyNodeTimeouts, inactivityTimeout, urlOf } from "./listen.ts";
 import { runtime } from "./runtime.ts";
 
 export type ClientAuthType = "" | "NoClientCert" | "RequestClientCert" | "RequireAnyClientCert" | "VerifyClientCertIfGiven" | "RequireAndVerifyClientCert";
@@ -50,6 +50,7 @@ export async function listenTls(fetch: FetchHandler, o: ListenOptions, tls: TlsC
   // on Bun and Deno the global Response must stay the runtime's own: their
   // plain listeners (Bun.serve, Deno.serve) in the same process need it
   const http = createHttpServer(getRequestListener(fetch, { overrideGlobalObjects: runtime === "node" }));
+  applyNodeTimeouts(http, o.timeouts);
   const server = createTlsServer(
     {
       cert: read(tls.cert_file, "certificate"),
@@ -64,6 +65,10 @@ export async function listenTls(fetch: FetchHandler, o: ListenOptions, tls: TlsC
         socket.destroy();
         return;
       }
+      // Bun's and Deno's node:http apply no timeout to a socket handed over
+      // so: one inactivity timeout, as Bun.serve's (docs/choices.md)
+      const idle = runtime !== "node" && o.timeouts ? inactivityTimeout(o.timeouts) : 0;
+      if (idle > 0) socket.setTimeout(idle, () => socket.destroy());
       http.emit("connection", socket);
     },
   );

@@ -11,6 +11,12 @@ describe("legacy single-dash flags", () => {
       "--querier-max-concurrent",
       "4",
     ]);
+    expect(aliasLegacyFlags(["-server.http-idle-timeout=5m", "-server.http-read-timeout=1m", "-server.http-write-timeout", "3m"])).toEqual([
+      "--http-idle-timeout=5m",
+      "--http-read-timeout=1m",
+      "--http-write-timeout",
+      "3m",
+    ]);
   });
 
   it("a Go boolean flag changes the default only in its false form", () => {
