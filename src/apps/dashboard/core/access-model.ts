@@ -42,6 +42,8 @@ export interface RoleRecord {
 }
 
 export interface Snapshot {
+  /** organization id -> organization (GET /api/org answers from here) */
+  orgs: ReadonlyMap<number, { id: number; name: string }>;
   users: ReadonlyMap<number, UserRecord>;
   /** lower-cased login and email -> user */
   byLogin: ReadonlyMap<string, UserRecord>;
@@ -136,7 +138,8 @@ export function createAccessModel(pg: PGlite, options: AccessModelOptions): Acce
 }
 
 async function loadSnapshot(pg: PGlite): Promise<Snapshot> {
-  const [users, members, tokens, teamMembers, roles, perms, teamRoles, userRoles, dsGrants] = await Promise.all([
+  const [orgs, users, members, tokens, teamMembers, roles, perms, teamRoles, userRoles, dsGrants] = await Promise.all([
+    pg.query<{ id: number; name: string }>("select id, name from orgs"),
     pg.query<Record<string, unknown>>(
       `select id, uid, login, email, name, password_hash, is_server_admin, is_disabled, is_service_account,
               current_org_id, theme, created_at, updated_at from users`,
@@ -200,6 +203,7 @@ async function loadSnapshot(pg: PGlite): Promise<Snapshot> {
     userRoleMap.set(key, [...(userRoleMap.get(key) ?? []), u.role_id]);
   }
   return {
+    orgs: new Map(orgs.rows.map((o) => [Number(o.id), { id: Number(o.id), name: o.name }])),
     users: usersById,
     byLogin,
     memberships,

@@ -42,6 +42,10 @@ export interface AuthenticatorOptions {
 /** a bcrypt hash no password matches (its plain text was random and discarded) */
 const DUMMY_HASH = "$2b$10$InlAytdxSPhxRrn.SyGytOxu41HgweTIJjmYBUdG0xsPDDHqBa29G";
 
+/** how long a verified login and password is trusted without a new bcrypt, and how many are kept */
+const VERIFIED_TTL_MS = 5 * 60_000;
+const VERIFIED_MAX = 10_000;
+
 const unauthorized = () => new ApiError(401, "Unauthorized", { messageId: "auth.unauthorized" });
 const badLogin = (messageId = "password-auth.failed") => new ApiError(401, "Invalid username or password", { messageId });
 const invalidKey = () => new ApiError(401, "Invalid API key", { messageId: "api-key.invalid" });
@@ -58,7 +62,10 @@ export interface Authenticator {
    * locked out even the right one is refused with the sign-in lock-out's error
    */
   checkOwnPassword(user: UserRecord, password: string): Promise<boolean>;
-  /** drops cached verifications and sessions (password changed, user disabled) */
+  /**
+   * after a write to identity tables: drops the cached session lookups (sessions may have been
+   * deleted). Verified passwords stay: each is checked against the current snapshot on use.
+   */
   forget(): void;
 }
 
@@ -68,7 +75,13 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   // verified basic credentials, keyed by a keyed hash of login and password:
   // bcrypt costs ~0.1 s, far too much to pay on every request
   const cacheKey = randomBytes(32).toString("hex");
+  // (insertion order is age order: the oldest entries go first when the cache is full)
   const verified = new Map<string, { userId: number; passwordHash: string; until: number }>();
+  const remember = (key: string, entry: { userId: number; passwordHash: string; until: number }) => {
+    verified.delete(key);
+    verified.set(key, entry);
+    while (verified.size > VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  };
 
   const identityOfUser: Authenticator["identityOfUser"] = (snap, user, requestedOrg, method) => {
     const orgs = snap.memberships.get(user.id) ?? new Map<number, OrgRole>();
@@ -111,6 +124,18 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     };
   };
 
+  /** one bcrypt for concurrent requests carrying the same credentials (no stampede after a cold start) */
+  const pending = new Map<string, Promise<boolean>>();
+  const compareOnce = (key: string, password: string, hash: string): Promise<boolean> => {
+    const flightKey = `${key}\n${hash}`;
+    let flight = pending.get(flightKey);
+    if (!flight) {
+      flight = verifyPassword(password, hash).finally(() => pending.delete(flightKey));
+      pending.set(flightKey, flight);
+    }
+    return flight;
+  };
+
   const verifyLogin = async (login: string, password: string): Promise<UserRecord> => {
     const snap = await model.snapshot();
     const user = snap.byLogin.get(login.toLowerCase());
@@ -118,20 +143,22 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (throttle.isLocked(lockKey)) throw badLogin("login-attempt.blocked");
     const key = createHash("sha256").update(`${cacheKey}\n${login.toLowerCase()}\n${password}`).digest("hex");
     const hit = verified.get(key);
+    // an entry holds only while the user it verified still has the password hash it was checked
+    // against, in the current snapshot: a changed password misses, a deleted user misses, a
+    // disabled one is refused below. So identity changes need not (and do not) drop the cache.
     if (user && hit && hit.userId === user.id && hit.passwordHash === user.passwordHash && hit.until > now()) {
       if (user.isDisabled || user.isServiceAccount) throw badLogin();
       return user;
     }
     // an unknown login costs the same bcrypt as a known one: timing tells nothing
     const hash = user && !user.isServiceAccount && user.passwordHash ? user.passwordHash : DUMMY_HASH;
-    const ok = (await verifyPassword(password, hash)) && hash !== DUMMY_HASH;
+    const ok = (await compareOnce(key, password, hash)) && hash !== DUMMY_HASH;
     if (!ok || !user || user.isDisabled) {
       throttle.recordFailure(lockKey);
       throw badLogin();
     }
     throttle.reset(lockKey);
-    if (verified.size > 10_000) verified.clear();
-    verified.set(key, { userId: user.id, passwordHash: user.passwordHash!, until: now() + 5 * 60_000 });
+    remember(key, { userId: user.id, passwordHash: hash, until: now() + VERIFIED_TTL_MS });
     return user;
   };
 
@@ -166,10 +193,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     identityOfUser,
     verifyLogin,
     checkOwnPassword,
-    forget: () => {
-      verified.clear();
-      options.sessions.forget();
-    },
+    forget: () => options.sessions.forget(),
     async authenticate({ authorization, session, orgId }) {
       if (!authorization) {
         if (session) return bySession(session, orgId);

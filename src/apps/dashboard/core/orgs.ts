@@ -45,7 +45,9 @@ export async function searchOrgs(deps: IdentityDeps, q: PageQuery & { name?: str
 
 /** GET /api/org: Outpost keeps no postal address, so its fields are empty, as in a new organization of the real product */
 export async function orgDetails(deps: IdentityDeps, orgId: number) {
-  const org = await requireOrg(deps, orgId);
+  // from the read model: no round trip per request (organizations change only through createOrg, which invalidates it)
+  const org = (await deps.model.snapshot()).orgs.get(orgId);
+  if (!org) throw notFound("Organization not found");
   return { id: org.id, name: org.name, address: { address1: "", address2: "", city: "", zipCode: "", state: "", country: "" } };
 }
 

@@ -4,6 +4,7 @@
 // user resolve user, then teams, then organization, then the server defaults.
 import type { PGlite } from "@electric-sql/pglite";
 import { badRequest } from "../../../lib/errors.ts";
+import { reloadable } from "../../../lib/reloadable.ts";
 
 export interface Preferences {
   theme?: string;
@@ -66,20 +67,34 @@ export interface PreferenceStore {
   effective(orgId: number, userId: number, teamIds: readonly number[]): Promise<Preferences & typeof DEFAULT_PREFERENCES>;
 }
 
+/**
+ * Every stored row is held in memory (one per user, team and organization that
+ * set something), loaded on first use and written through: reads such as
+ * GET /api/user's theme cost no round trip (DESIGN rule 7). This store is the
+ * only writer of the table.
+ */
 export function createPreferenceStore(pg: PGlite): PreferenceStore {
-  const write = (owner: Owner, p: Preferences) =>
-    pg.query(
+  const ownerKey = (o: Owner) => key(o).join(":");
+  const rows = reloadable(async () => {
+    const r = await pg.query<{ org_id: number; user_id: number; team_id: number; prefs: Preferences }>(
+      "select org_id, user_id, team_id, prefs from preferences",
+    );
+    return new Map(r.rows.map((x) => [ownerKey({ orgId: x.org_id, userId: x.user_id, teamId: x.team_id }), compact(x.prefs)]));
+  });
+  const write = async (owner: Owner, p: Preferences) => {
+    // loaded before the write, so a load cannot overtake it with the old row
+    const all = await rows.get();
+    const stored = compact(p);
+    await pg.query(
       `insert into preferences (org_id, user_id, team_id, prefs, updated_at) values ($1, $2, $3, $4, now())
        on conflict (org_id, user_id, team_id) do update set prefs = excluded.prefs, updated_at = now()`,
-      [...key(owner), compact(p)],
+      [...key(owner), stored],
     );
+    all.set(ownerKey(owner), stored);
+  };
   const store: PreferenceStore = {
     async get(owner) {
-      const r = await pg.query<{ prefs: Preferences }>(
-        "select prefs from preferences where org_id = $1 and user_id = $2 and team_id = $3",
-        key(owner),
-      );
-      return r.rows[0]?.prefs ?? {};
+      return { ...(await rows.get()).get(ownerKey(owner)) };
     },
     async replace(owner, p) {
       await write(owner, p);
@@ -88,15 +103,10 @@ export function createPreferenceStore(pg: PGlite): PreferenceStore {
       await write(owner, { ...(await store.get(owner)), ...p });
     },
     async effective(orgId, userId, teamIds) {
-      const r = await pg.query<{ user_id: number; team_id: number; prefs: Preferences }>(
-        `select user_id, team_id, prefs from preferences
-          where org_id = $1 and ((user_id = 0 and team_id = 0) or (user_id = $2 and team_id = 0) or (user_id = 0 and team_id = any($3::int[])))`,
-        [orgId, userId, [...teamIds]],
-      );
+      const all = await rows.get();
       // organization first, then teams by id, then the user: later layers win
-      const rank = (x: { user_id: number; team_id: number }) => (x.user_id ? Infinity : x.team_id);
-      const layers = r.rows.sort((a, b) => rank(a) - rank(b)).map((x) => compact(x.prefs));
-      return Object.assign({ ...DEFAULT_PREFERENCES }, ...layers);
+      const layers = [{ orgId }, ...teamIds.map((teamId) => ({ orgId, teamId })), { orgId, userId }];
+      return Object.assign({ ...DEFAULT_PREFERENCES }, ...layers.map((o) => all.get(ownerKey(o)) ?? {}));
     },
   };
   return store;

@@ -85,7 +85,12 @@ export function avatarUrl(email: string): string {
 }
 
 /** GET /api/user: the real product's fields, with the server-admin flag named neutrally */
+/** per user record (a snapshot's records are replaced when it is rebuilt): GET /api/user runs on every page */
+const derived = new WeakMap<UserRecord, { updatedAt: string; createdAt: string; avatarUrl: string }>();
+
 export function profileOf(user: UserRecord, orgId: number) {
+  let d = derived.get(user);
+  if (!d) derived.set(user, (d = { updatedAt: user.updatedAt.toISOString(), createdAt: user.createdAt.toISOString(), avatarUrl: avatarUrl(user.email) }));
   return {
     id: user.id,
     uid: user.uid,
@@ -100,9 +105,9 @@ export function profileOf(user: UserRecord, orgId: number) {
     isExternallySynced: false,
     isSvcAdminExternallySynced: false,
     authLabels: [] as string[],
-    updatedAt: user.updatedAt.toISOString(),
-    createdAt: user.createdAt.toISOString(),
-    avatarUrl: avatarUrl(user.email),
+    updatedAt: d.updatedAt,
+    createdAt: d.createdAt,
+    avatarUrl: d.avatarUrl,
     isProvisioned: false,
   };
 }
