@@ -75,6 +75,11 @@ describe("architecture rules", () => {
     expect(files.find((f) => f.path === "lib/arktype-jitless.ts")!.text).toMatch(/configure\(\{ jitless: true \}\)/);
   });
 
+  it("node-forge (lib/pki.ts) is loaded on demand by `outpost certs`, not by every start", () => {
+    const staticImports = files.filter((f) => f.path !== "lib/pki.ts" && /^\s*import\s[^;]*?from\s*["'][^"']*(pki\.ts|node-forge)["']/m.test(f.text));
+    expect(staticImports.map((f) => f.path)).toEqual([]);
+  });
+
   it("only config/ and main.ts read process.env; only main.ts reads process.argv", () => {
     const env = files.filter((f) => /process\.env/.test(f.text) && !f.path.startsWith("config/") && f.path !== "main.ts");
     const argv = files.filter((f) => /process\.argv/.test(f.text) && f.path !== "main.ts" && !f.path.startsWith("platform/entry"));
