@@ -3,9 +3,10 @@
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTarGzip } from "nanotar";
+import { createTarGzip, parseTarGzip } from "nanotar";
 import { describe, expect, it } from "vitest";
 import { restoreSeed } from "../../src/db/seed.ts";
+import { ensureSeed } from "../../scripts/gen-seed.ts";
 import { mulberry32 } from "../helpers/rng.ts";
 
 const BLOCK = 8192;
@@ -44,6 +45,16 @@ describe("seed restore", () => {
     }
     expect(statSync(join(dir, "pg_tblspc")).isDirectory()).toBe(true);
     expect(statSync(join(dir, "PG_VERSION")).mode & 0o777).toBe(0o600);
+  });
+
+  it("the build's seed is a cleanly shut down data directory, so first boot runs no crash recovery", async () => {
+    const items = await parseTarGzip(new Uint8Array(readFileSync(await ensureSeed())));
+    const names = items.map((i) => i.name.replace(/^\/+/, ""));
+    expect(names).toContain("PG_VERSION");
+    expect(names).not.toContain("postmaster.pid");
+    const control = items.find((i) => i.name.replace(/^\/+/, "") === "global/pg_control")!.data!;
+    // ControlFileData.state, after system_identifier (8 bytes) and two uint32 versions: 1 = DB_SHUTDOWNED
+    expect(new DataView(control.buffer, control.byteOffset).getUint32(16, true)).toBe(1);
   });
 
   it("refuses an entry that would land outside the data dir", async () => {
