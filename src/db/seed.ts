@@ -36,13 +36,16 @@ export async function restoreSeed(seed: Blob, pgDir: string): Promise<number> {
     }
   }
   let next = 0;
+  let failure: { err: unknown } | undefined;
   const worker = async () => {
-    while (next < files.length) {
+    while (next < files.length && !failure) {
       const [target, data] = files[next++]!;
-      await writeSparse(target, data);
+      await writeSparse(target, data).catch((err: unknown) => { failure ??= { err }; });
     }
   };
+  // every write has ended before this returns or throws: the caller may remove the directory
   await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, files.length) }, worker));
+  if (failure) throw failure.err;
   return files.length;
 }
 

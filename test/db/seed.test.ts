@@ -1,6 +1,7 @@
 // The build-time seed restore: every file comes back byte for byte (all-zero
 // blocks are left as holes, not dropped), however many are written at once.
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTarGzip, parseTarGzip } from "nanotar";
@@ -55,6 +56,20 @@ describe("seed restore", () => {
     const control = items.find((i) => i.name.replace(/^\/+/, "") === "global/pg_control")!.data!;
     // ControlFileData.state, after system_identifier (8 bytes) and two uint32 versions: 1 = DB_SHUTDOWNED
     expect(new DataView(control.buffer, control.byteOffset).getUint32(16, true)).toBe(1);
+  });
+
+  it("a file that cannot be written fails the restore only after every other write has ended", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "outpost-seed-")), "pgdata");
+    // a directory where a file should go: opening it for writing fails
+    mkdirSync(join(dir, "base", "1", "0"), { recursive: true });
+    const names = Array.from({ length: 300 }, (_, n) => `base/1/${n}`);
+    const tar = await createTarGzip(names.map((name) => ({ name, data: "x".repeat(9000) })));
+    await expect(restoreSeed(new Blob([new Uint8Array(tar)]), dir)).rejects.toThrow();
+    const count = () => readdirSync(join(dir, "base", "1")).length;
+    const after = count();
+    // round trips through the file system's thread pool: a write still queued would land meanwhile
+    for (let i = 0; i < 50; i++) await stat(dir);
+    expect(count()).toBe(after);
   });
 
   it("refuses an entry that would land outside the data dir", async () => {
