@@ -1,20 +1,38 @@
 // Cold first boot and restart of the compiled binary: time from spawn until
 // all three listeners have printed their addresses, on a new data dir and
-// again on the same (now existing) data dir. Before each start the disk is
-// synced and left to settle, so one run's write-back does not slow the next
-// (each first boot writes ~30 MB).
+// again on the same (now existing) data dir; median (min, max) of RUNS runs
+// (default 9). Before each start the disk is synced and left to settle, so
+// one run's write-back does not slow the next (each first boot writes ~30 MB).
+// BINARY=path times another build; COMPARE=path also times that build,
+// alternating run by run with BINARY so that the machine's load hits both alike.
+// On Linux it also prints the CPU time the process had used when ready
+// (user + system), which a busy machine disturbs much less than wall time.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { median, report, startBinary, stopBinary } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
-if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
+const compare = process.env.COMPARE;
+for (const b of [binary, compare]) {
+  if (b !== undefined && !existsSync(b)) throw new Error(`${b} is missing: run npm run build first`);
+}
 
-const runs = Number(process.env.RUNS ?? 7);
-const first: number[] = [];
-const restart: number[] = [];
+const runs = Number(process.env.RUNS ?? 9);
+const binaries = compare ? [binary, compare] : [binary];
+const times = new Map(binaries.map((b) => [b, { first: [] as number[], restart: [] as number[], firstCpu: [] as number[], restartCpu: [] as number[] }]));
+
+/** CPU milliseconds (user + system) a process has used so far; NaN where /proc is missing */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux)
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
 const base = mkdtempSync(join(tmpdir(), "outpost-bench-"));
 const args = (dir: string) => ["serve", "--data-dir", dir, "--http-port", "0", "--logs-port", "0", "--metrics-port", "0", "--log-level", "warn"];
 const settle = async () => {
@@ -23,23 +41,40 @@ const settle = async () => {
 };
 try {
   for (let i = 0; i < runs; i++) {
-    const dir = join(base, `d${i}`);
-    await settle();
-    const a = await startBinary(binary, args(dir));
-    first.push(a.readyMs);
-    await stopBinary(a.child);
-    await settle();
-    const b = await startBinary(binary, args(dir));
-    restart.push(b.readyMs);
-    await stopBinary(b.child);
+    for (const [n, b] of binaries.entries()) {
+      const dir = join(base, `d${i}-${n}`);
+      const t = times.get(b)!;
+      await settle();
+      const first = await startBinary(b, args(dir));
+      t.first.push(first.readyMs);
+      t.firstCpu.push(cpuMs(first.child.pid));
+      await stopBinary(first.child);
+      await settle();
+      const again = await startBinary(b, args(dir));
+      t.restart.push(again.readyMs);
+      t.restartCpu.push(cpuMs(again.child.pid));
+      await stopBinary(again.child);
+    }
   }
 } finally {
   rmSync(base, { recursive: true, force: true });
 }
 const fmt = (xs: number[]) => `median ${Math.round(median(xs))} ms (min ${Math.round(Math.min(...xs))}, max ${Math.round(Math.max(...xs))})`;
-console.log(`first boot, new data dir:   ${fmt(first)}`);
-console.log(`restart, existing data dir: ${fmt(restart)}`);
+for (const b of binaries) {
+  const t = times.get(b)!;
+  if (compare) console.log(`${b}:`);
+  console.log(`first boot, new data dir:   ${fmt(t.first)}`);
+  console.log(`restart, existing data dir: ${fmt(t.restart)}`);
+  if (t.firstCpu.every(Number.isFinite)) {
+    console.log(`CPU time used when ready:   first boot ${fmt(t.firstCpu)}; restart ${fmt(t.restartCpu)}`);
+  }
+}
+const own = times.get(binary)!;
 const spread = (xs: number[]) => ({ min: Math.round(Math.min(...xs)), max: Math.round(Math.max(...xs)), runs: xs.length });
-report.figure("first boot, new data dir (median)", Math.round(median(first)), "ms", "< 1000", spread(first));
-report.figure("restart, existing data dir (median)", Math.round(median(restart)), "ms", "< 500", spread(restart));
+report.figure("first boot, new data dir (median)", Math.round(median(own.first)), "ms", "< 1000", spread(own.first));
+report.figure("restart, existing data dir (median)", Math.round(median(own.restart)), "ms", "< 500", spread(own.restart));
+if (own.firstCpu.every(Number.isFinite)) {
+  report.figure("first boot CPU time when ready (median)", Math.round(median(own.firstCpu)), "ms", null, spread(own.firstCpu));
+  report.figure("restart CPU time when ready (median)", Math.round(median(own.restartCpu)), "ms", null, spread(own.restartCpu));
+}
 report.save();

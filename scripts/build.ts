@@ -53,7 +53,9 @@ export async function build(): Promise<void> {
   const entry = writeCompiledEntry(seed, adminDir);
   const binary = join(distDir, "outpost");
   bun([
-    entry, "--compile", "--minify", "--sourcemap", "--outfile", binary, "--define", define,
+    // --bytecode: the program's code ships precompiled to JavaScriptCore
+    // bytecode, so starting skips parsing ~3 MB of JavaScript
+    entry, "--compile", "--bytecode", "--format", "esm", "--minify", "--sourcemap", "--outfile", binary, "--define", define,
     "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig",
   ]);
   bun([

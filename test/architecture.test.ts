@@ -66,6 +66,20 @@ describe("architecture rules", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("arktype is imported only through lib/arktype.ts, which configures it (jitless) before loading it", () => {
+    expect(violations((file, target) => /^arktype(\/|$)/.test(target) && !file.startsWith("lib/arktype"))).toEqual([]);
+    const wrapper = files.find((f) => f.path === "lib/arktype.ts")!.text;
+    const settings = wrapper.indexOf('import "./arktype-jitless.ts"');
+    expect(settings).toBeGreaterThanOrEqual(0);
+    expect(settings).toBeLessThan(wrapper.indexOf('export { type } from "arktype"'));
+    expect(files.find((f) => f.path === "lib/arktype-jitless.ts")!.text).toMatch(/configure\(\{ jitless: true \}\)/);
+  });
+
+  it("node-forge (lib/pki.ts) is loaded on demand by `outpost certs`, not by every start", () => {
+    const staticImports = files.filter((f) => f.path !== "lib/pki.ts" && /^\s*import\s[^;]*?from\s*["'][^"']*(pki\.ts|node-forge)["']/m.test(f.text));
+    expect(staticImports.map((f) => f.path)).toEqual([]);
+  });
+
   it("only config/ and main.ts read process.env; only main.ts reads process.argv", () => {
     const env = files.filter((f) => /process\.env/.test(f.text) && !f.path.startsWith("config/") && f.path !== "main.ts");
     const argv = files.filter((f) => /process\.argv/.test(f.text) && f.path !== "main.ts" && !f.path.startsWith("platform/entry"));

@@ -4,7 +4,6 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { createCa, createClientCert, createServerCert } from "../lib/pki.ts";
 import { CliError, EXIT_USAGE } from "./exit-codes.ts";
 
 interface CertsOptions {
@@ -15,7 +14,7 @@ interface CertsOptions {
   force?: boolean;
 }
 
-export function writeCerts(opts: CertsOptions): string[] {
+export async function writeCerts(opts: CertsOptions): Promise<string[]> {
   const out = resolve(opts.out);
   const days = Number(opts.days);
   if (!Number.isInteger(days) || days < 1) throw new CliError(`--days must be a positive whole number, got ${JSON.stringify(opts.days)}`, EXIT_USAGE);
@@ -34,6 +33,8 @@ export function writeCerts(opts: CertsOptions): string[] {
     if (secret) chmodSync(path, 0o600);
     written.push(path);
   };
+  // node-forge is loaded only by this command, not by every start of the server
+  const { createCa, createClientCert, createServerCert } = await import("../lib/pki.ts");
   const ca = createCa("Outpost CA", { days: Math.max(days, 3650) });
   write("ca.pem", ca.cert, false);
   write("ca-key.pem", ca.key, true);
@@ -57,8 +58,8 @@ export function registerCerts(program: Command): void {
     .option("--client <name>", "a client certificate to create (repeatable)", (v: string, all: string[]) => [...all, v], [] as string[])
     .option("--days <n>", "validity of the server and client certificates, in days", "825")
     .option("--force", "replace an existing CA in the folder")
-    .action((opts: CertsOptions) => {
-      const files = writeCerts(opts);
+    .action(async (opts: CertsOptions) => {
+      const files = await writeCerts(opts);
       const out = resolve(opts.out);
       const client = opts.client[0] ?? "client";
       process.stdout.write(

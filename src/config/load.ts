@@ -3,7 +3,7 @@
 // reported with the key, where the value came from, the value (unless the key
 // is secret) and what was expected.
 import { readFileSync } from "node:fs";
-import { type } from "arktype";
+import { type } from "../lib/arktype.ts";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import { configKeys, envNameOf, keyByPath, type ConfigKey } from "./keys.ts";
 import { configSchema, type Config } from "./schema.ts";

@@ -2,7 +2,7 @@
 // required here: defaults come from keys.ts, so a value missing from the
 // merged object is a programming error, and a key the schema does not know
 // is refused wherever it came from.
-import { type } from "arktype";
+import { type } from "../lib/arktype.ts";
 import { normalizeOrigin } from "../lib/http/cors.ts";
 import { parseDuration, parseSize } from "../lib/units.ts";
 

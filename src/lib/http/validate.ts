@@ -1,7 +1,7 @@
 // Request body validation with arktype: one call reads the JSON and checks
 // it, and a failure is a 400 whose message names the field.
 import type { Context } from "hono";
-import { type } from "arktype";
+import { type } from "../arktype.ts";
 import { ApiError } from "../errors.ts";
 import { readJson } from "./base-app.ts";
 

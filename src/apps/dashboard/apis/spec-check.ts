@@ -1,5 +1,5 @@
 // Spec validation with arktype, failing as a Status naming the field.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import { tooLong } from "../core/name-limits.ts";
 import { statusErrors, type KindDescriptor } from "./kind.ts";
 

@@ -1,6 +1,6 @@
 // The RBAC API (spec "RBAC (cloud or enterprise)"): registered only in the
 // enterprise and cloud editions, so the oss edition answers 404.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { parseBody } from "../../../lib/http/validate.ts";
 import { identityOf, type Router } from "../access/guard.ts";

@@ -1,6 +1,6 @@
 // /api/v1/provisioning/alert-rules: create, list, get and delete rules that
 // live in folders (the real product's provisioning API, minimal).
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { parseBody } from "../../../lib/http/validate.ts";

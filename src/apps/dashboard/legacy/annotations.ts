@@ -3,7 +3,7 @@
 // Organization annotations are reached through annotations:type:organization;
 // dashboard ones through annotations:type:dashboard or the dashboard's and its
 // folders' scopes, and only by callers who may read the dashboard.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { ApiError, badRequest } from "../../../lib/errors.ts";
 import { readJson } from "../../../lib/http/base-app.ts";

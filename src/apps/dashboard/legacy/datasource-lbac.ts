@@ -2,7 +2,7 @@
 // rules of a log store data source (spec "Data source LBAC rules"). The spec
 // and the real product's examples spell the team key teamUid and teamUId:
 // both are read, teamUid is written.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { hasPermission } from "../core/permissions.ts";
 import { parseBody } from "../../../lib/http/validate.ts";

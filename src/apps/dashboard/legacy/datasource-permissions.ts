@@ -1,7 +1,7 @@
 // /api/access-control/datasources (enterprise; spec "Data source permissions"):
 // the entries of a data source, and one entry set or removed per user, team
 // or basic role. The optional ds_type query names the data source's type.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { ApiError, badRequest } from "../../../lib/errors.ts";
 import { parseBody } from "../../../lib/http/validate.ts";

@@ -1,7 +1,7 @@
 // /api/datasources: every endpoint of the spec's "Legacy data sources" table,
 // the deprecated name and id forms included, with the real product's
 // messages (reference §4). Lists hold only what the caller may read.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { parseBody } from "../../../lib/http/validate.ts";

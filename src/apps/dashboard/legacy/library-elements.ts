@@ -2,7 +2,7 @@
 // dashboards connected to them (spec "Library elements"; reference §5).
 // Access follows the element's folder: library.panels:<verb> on
 // folders:uid:<folder> (root: folders:uid:general) or library.panels:uid:<uid>.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { badRequest } from "../../../lib/errors.ts";
 import { positiveInt } from "../../../lib/http/query.ts";

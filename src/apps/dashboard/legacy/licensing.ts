@@ -2,7 +2,7 @@
 // token (spec "Licensing"; reference §9.3). Only a server administrator
 // signed in with a password (basic auth, or the admin page's session) may use
 // it: service account tokens are refused with 403 even with the Admin role.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { ApiError, badRequest } from "../../../lib/errors.ts";
 import { parseBody } from "../../../lib/http/validate.ts";

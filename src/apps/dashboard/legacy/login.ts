@@ -1,7 +1,7 @@
 // Password sign-in for the admin page: POST /login sets an HttpOnly,
 // SameSite=Lax session cookie; GET /logout ends the session and clears it.
 // The cloud edition signs in with service account tokens only.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { ApiError } from "../../../lib/errors.ts";

@@ -1,7 +1,7 @@
 // Server-admin user and organization management: POST /api/admin/users,
 // GET and POST /api/orgs, GET and POST /api/orgs/:orgId/users; and the
 // current organization: GET /api/org, GET /api/org/users(/search).
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { positiveInt } from "../../../lib/http/query.ts";
 import { parseBody } from "../../../lib/http/validate.ts";

@@ -1,7 +1,7 @@
 // /api/user/preferences, /api/org/preferences and /api/teams/:id/preferences:
 // GET, PUT (replace; omitted keys reset) and PATCH (only the keys sent).
 // Update replies are {message} typed text/plain, as the spec says.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { notFound } from "../../../lib/errors.ts";
 import { parseBody } from "../../../lib/http/validate.ts";

@@ -1,7 +1,7 @@
 // /api/reports (enterprise): list, get, create, update, delete scheduled
 // reports (spec "Reporting"; reference §9.4). A report's dashboards must exist
 // and be readable by whoever creates or reads it (403 otherwise).
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { ApiError, badRequest } from "../../../lib/errors.ts";
 import { parseBody } from "../../../lib/http/validate.ts";

@@ -1,5 +1,5 @@
 // /api/serviceaccounts: the eight endpoints of the spec's "Legacy service accounts".
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { positiveInt } from "../../../lib/http/query.ts";

@@ -1,5 +1,5 @@
 // /api/teams/:teamId/groups (enterprise team sync): list, add, remove, search.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { badRequest } from "../../../lib/errors.ts";
 import { positiveInt } from "../../../lib/http/query.ts";

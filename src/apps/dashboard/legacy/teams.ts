@@ -1,5 +1,5 @@
 // /api/teams: create, search, get, delete, and members.
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { positiveInt } from "../../../lib/http/query.ts";
 import { parseBody } from "../../../lib/http/validate.ts";

@@ -1,6 +1,6 @@
 // The signed-in user: GET /api/user, PUT /api/user/password, GET /api/user/orgs,
 // POST /api/user/using/:orgId (user-only: a service account token gets 403).
-import { type } from "arktype";
+import { type } from "../../../lib/arktype.ts";
 import { getCookie } from "hono/cookie";
 import { parseBody } from "../../../lib/http/validate.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";

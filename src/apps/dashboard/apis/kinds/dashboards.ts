@@ -1,7 +1,7 @@
 // Dashboards (dashboard.svc.app): spec is the dashboard JSON. The listed
 // top-level fields are type-checked when present, unknown ones are kept;
 // spec.version follows metadata.generation.
-import { type } from "arktype";
+import { type } from "../../../../lib/arktype.ts";
 import { hasPermission } from "../../core/permissions.ts";
 import { toResponse } from "../envelope.ts";
 import type { DashboardDependents } from "../../core/dashboard-dependents.ts";

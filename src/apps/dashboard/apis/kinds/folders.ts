@@ -1,7 +1,7 @@
 // Folders (folder.svc.app): spec.title, a parent through the svc.app/folder
 // annotation, nesting up to a maximum depth without cycles; deleting one
 // removes its subfolders and their dashboards (spec state table).
-import { type } from "arktype";
+import { type } from "../../../../lib/arktype.ts";
 import { ApiError } from "../../../../lib/errors.ts";
 import { FOLDER_ANNOTATION, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
 import type { DashboardDependents } from "../../core/dashboard-dependents.ts";

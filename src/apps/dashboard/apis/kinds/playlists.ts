@@ -1,6 +1,6 @@
 // Playlists (playlist.svc.app): title, interval (duration text), items of
 // dashboard_by_uid, dashboard_by_tag or the deprecated dashboard_by_id.
-import { type } from "arktype";
+import { type } from "../../../../lib/arktype.ts";
 import { parseDuration } from "../../../../lib/units.ts";
 import { statusErrors, type KindDescriptor } from "../kind.ts";
 import { checkSpec, checkTitle } from "../spec-check.ts";

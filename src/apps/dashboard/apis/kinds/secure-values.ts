@@ -4,7 +4,7 @@
 // list, history entry or log line; DELETE removes the sealed row with the
 // object. Data sources read values through secureValueAccess.
 import type { PGlite } from "@electric-sql/pglite";
-import { type } from "arktype";
+import { type } from "../../../../lib/arktype.ts";
 import { ApiError, forbidden } from "../../../../lib/errors.ts";
 import { namespaceOf, type NamespaceContext } from "../../core/namespaces.ts";
 import type { SecureValueAccess } from "../../core/datasources.ts";
