@@ -10,6 +10,7 @@ import { createKeySet, createSecrets } from "../../src/apps/dashboard/core/secre
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { PGlite } from "@electric-sql/pglite";
 import { ADMIN, client } from "../helpers/api.ts";
+import { POLL_DEADLINE_MS, pollUntil } from "../helpers/eventually.ts";
 import { bunBin, repoRoot } from "../helpers/paths.ts";
 import { runToExit, type RunResult } from "../helpers/process.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -173,9 +174,7 @@ describe("security.secret_key and security.previous_secret_keys", () => {
     });
     try {
       const keys = await createKeySet(["the-second-configured-key"]);
-      for (let i = 0; i < 50 && (await second.db.pg.query("select 1 from secrets where key_id <> $1", [keys.current.id])).rows.length; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await pollUntil(async () => (await second.db.pg.query("select 1 from secrets where key_id <> $1", [keys.current.id])).rows.length === 0, POLL_DEADLINE_MS, 100);
       const secrets = createSecrets(second.db.pg, keys, silentLogger);
       expect(await secrets.staleCount()).toBe(0);
       const owners = (await second.db.pg.query<{ owner: string }>("select distinct owner from secrets")).rows.map((r) => r.owner);

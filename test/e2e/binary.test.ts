@@ -57,13 +57,13 @@ describe("dist/outpost (compiled binary)", () => {
     expect(server.stderr()).toMatch(/level=warn msg="the admin user's password is the default/);
 
     // a second server on the same data dir is refused
-    const second = runToExit(binary, ["serve", "--data-dir", dataDir, ...freePortArgs], { cwd: folder, timeoutMs: 20_000 });
+    const second = runToExit(binary, ["serve", "--data-dir", dataDir, ...freePortArgs], { cwd: folder });
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(/error: data dir in use: .* is locked by process \d+/);
 
     expect(await server.stop("SIGTERM")).toBe(0);
     expect(server.stderr()).toMatch(/msg="stopped cleanly"/);
-  }, 60_000);
+  }, 120_000);
 
   it("kill -TERM and restart loses nothing", async () => {
     const admin = { Authorization: `Basic ${btoa("admin:admin")}`, "Content-Type": "application/json" };

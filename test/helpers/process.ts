@@ -7,6 +7,9 @@ import { join } from "node:path";
 import { afterAll } from "vitest";
 import { bunBin, repoRoot } from "./paths.ts";
 
+/** how long a child process may take to start or to run to its end on a loaded machine */
+export const CHILD_DEADLINE_MS = 60_000;
+
 export interface Child {
   process: ChildProcess;
   urls: Record<string, string>;
@@ -41,8 +44,8 @@ export function startChild(command: string, args: string[], options: { cwd?: str
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`no listener lines after ${options.timeoutMs ?? 30_000} ms\nstdout: ${out}\nstderr: ${err}`));
-    }, options.timeoutMs ?? 30_000);
+      reject(new Error(`no listener lines after ${options.timeoutMs ?? CHILD_DEADLINE_MS} ms\nstdout: ${out}\nstderr: ${err}`));
+    }, options.timeoutMs ?? CHILD_DEADLINE_MS);
     child.stderr!.on("data", (d: Buffer) => { err += d.toString(); });
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
@@ -67,7 +70,7 @@ export interface RunResult {
 
 /** runs a command to completion (for commands that exit by themselves) */
 export function runToExit(command: string, args: string[], options: { cwd?: string; timeoutMs?: number; input?: string } = {}): RunResult {
-  const r = spawnSync(command, args, { cwd: options.cwd, encoding: "utf8", timeout: options.timeoutMs ?? 30_000, input: options.input ?? "" });
+  const r = spawnSync(command, args, { cwd: options.cwd, encoding: "utf8", timeout: options.timeoutMs ?? CHILD_DEADLINE_MS, input: options.input ?? "" });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -87,7 +90,7 @@ export function useDataDirServer(prefix: string): { start(): Promise<Child> } {
   });
   return {
     async start() {
-      const child = await startChild(bunBin, [join(repoRoot, "src", "main.ts"), "serve", "--data-dir", join(dir, "data"), ...freePortArgs], { cwd: dir, timeoutMs: 60_000 });
+      const child = await startChild(bunBin, [join(repoRoot, "src", "main.ts"), "serve", "--data-dir", join(dir, "data"), ...freePortArgs], { cwd: dir });
       children.push(child);
       return child;
     },

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { pollUntil as waitFor } from "../helpers/eventually.ts";
 import { useServer } from "../helpers/server.ts";
 import { logClient, nsAgo } from "./helpers.ts";
 
@@ -11,13 +12,6 @@ const dir = mkdtempSync(join(tmpdir(), "outpost-runtime-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = join(dir, "runtime.yaml");
 writeFileSync(file, "overrides:\n  small:\n    max_line_size: 10B\n");
-const waitFor = async (check: () => Promise<boolean>) => {
-  for (let i = 0; i < 50; i++) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-};
 
 describe("log store runtime config", () => {
   const t = useServer({ "logs.runtime_config_file": file, "logs.runtime_config_reload_period": "200ms" });

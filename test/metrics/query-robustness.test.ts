@@ -37,7 +37,7 @@ describe("metrics store: ranges, times and timestamps beyond limits", () => {
       expect(r.status, query).toBe(200);
     }
     expect((await m().query("rb", "count_over_time(fz_m[1h])", t + 149_000)).body.data.result[0].value[1]).toBe("150");
-  }, 30_000);
+  }, 60_000);
 
   it("#18: every duration of the query is bounded (range, subquery step, offset, number of seconds)", async () => {
     for (const [query, col] of [["x[293y]", 3], ["x[5m:9999999y]", 6], ["x offset 9999999999y", 10], ["x[1e300]", 3], ["time() - 9999999999999y", 10]] as const) {

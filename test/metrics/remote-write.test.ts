@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { retryAfterSeconds } from "../../src/apps/metrics/routes/push.ts";
+import { POLL_DEADLINE_MS } from "../helpers/eventually.ts";
 import { useServer } from "../helpers/server.ts";
 import { metricsClient, writeBody } from "./helpers.ts";
 
@@ -224,7 +225,7 @@ describe("remote write: in-flight limit", () => {
     const body = writeBody([{ labels: { __name__: "x" }, samples: [[Date.now(), 1]] }]);
     hold.enqueue(body.subarray(0, 1));
     let second = await metricsClient(base).push("busy", [{ labels: { __name__: "y" }, samples: [[Date.now(), 1]] }]);
-    for (let i = 0; i < 50 && second.status === 200; i++) {
+    for (let i = 0, deadline = Date.now() + POLL_DEADLINE_MS; second.status === 200 && Date.now() < deadline; i++) {
       await new Promise((r) => setTimeout(r, 20));
       second = await metricsClient(base).push("busy", [{ labels: { __name__: "y" }, samples: [[Date.now() + i + 1, 1]] }]);
     }

@@ -3,10 +3,9 @@
 // enforced on remote write, /api/v1/user_limits, and rules evaluated on their
 // interval writing their results back as series of the tenant.
 import { describe, expect, it } from "vitest";
+import { POLL_DEADLINE_MS, pollUntil } from "../helpers/eventually.ts";
 import { testClock, useServer } from "../helpers/server.ts";
 import { metricsClient } from "./helpers.ts";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("metrics store in the server", () => {
   const ctx = useServer({ "metrics.admin_limits_refresh_period": "1s" });
@@ -64,10 +63,7 @@ describe("metrics store in the server", () => {
     const posted = await m().raw("/prometheus/config/v1/rules/team", { method: "POST", tenant: "ruled", body: group, headers: { "Content-Type": "application/yaml" } });
     expect(posted.status).toBe(202);
     let result: Array<{ metric: Record<string, string>; value: [number, string] }> = [];
-    for (let i = 0; i < 40 && result.length === 0; i++) {
-      await sleep(250);
-      result = (await m().query("ruled", "job:up:sum")).body.data.result;
-    }
+    await pollUntil(async () => (result = (await m().query("ruled", "job:up:sum")).body.data.result).length > 0, POLL_DEADLINE_MS, 250);
     expect(result).toHaveLength(1);
     expect(result[0]!.metric).toEqual({ __name__: "job:up:sum", job: "api" });
     expect(result[0]!.value[1]).toBe("1");

@@ -2,6 +2,7 @@
 // tenant, JSON, sorted by userID) and GET /api/v1/user_stats (the caller's),
 // with rates as Mimir's EWMA (15 s tick, alpha 0.2) moved by the test clock.
 import { describe, expect, it } from "vitest";
+import { POLL_DEADLINE_MS } from "../helpers/eventually.ts";
 import { testClock, useServer } from "../helpers/server.ts";
 import { metricsClient } from "./helpers.ts";
 
@@ -80,7 +81,7 @@ describe("metrics store: user stats", () => {
     });
     expect(rules.status).toBe(202);
     // the group runs on real timers every second; its samples carry the test clock's time
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + POLL_DEADLINE_MS;
     while ((await m().query("t-rules", "rec")).body.data.result.length === 0) {
       expect(Date.now()).toBeLessThan(deadline);
       await new Promise((r) => setTimeout(r, 100));

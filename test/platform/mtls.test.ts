@@ -26,7 +26,7 @@ const files = { cert: file("server.pem", server.cert), key: file("server-key.pem
 /** the status of GET <url><path>, or "refused" when the TLS connection is not accepted */
 function get(url: string, path: string, identity?: KeyPairPem): Promise<number | "refused"> {
   return new Promise((resolve) => {
-    const req = request(`${url}${path}`, { ca: ca.cert, ...(identity ? { cert: identity.cert, key: identity.key } : {}), headers: { "X-Scope-OrgID": "tls" }, timeout: 5000 }, (res) => {
+    const req = request(`${url}${path}`, { ca: ca.cert, ...(identity ? { cert: identity.cert, key: identity.key } : {}), headers: { "X-Scope-OrgID": "tls" }, timeout: 30_000 }, (res) => {
       res.resume();
       res.on("end", () => resolve(res.statusCode ?? 0));
     });
@@ -69,7 +69,7 @@ describe("mutual TLS on the store listeners", () => {
       } finally {
         await s.stop();
       }
-    }, 30_000);
+    }, 60_000);
   }
 
   it("the CA inline (client_ca) works like the file; a certificate never sets the tenant", async () => {
@@ -91,7 +91,7 @@ describe("mutual TLS on the store listeners", () => {
     } finally {
       await s.stop();
     }
-  }, 30_000);
+  }, 60_000);
 
   it("client certificates without server TLS, or verification without a CA, are refused at startup", () => {
     expect(() => loadConfig({ flags: { "server.http_tls_config.client_auth_type": "RequireAndVerifyClientCert", "server.http_tls_config.client_ca_file": files.ca } }))

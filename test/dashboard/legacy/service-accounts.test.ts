@@ -2,6 +2,7 @@
 // accounts", "Authentication"; reference conformance checks 4-12, 48-73).
 import { describe, expect, it } from "vitest";
 import { ADMIN, basic, bearer } from "../../helpers/api.ts";
+import { eventually } from "../../helpers/eventually.ts";
 import { testClock, useServer } from "../../helpers/server.ts";
 
 const clock = testClock();
@@ -101,9 +102,8 @@ describe("service accounts", () => {
     // bearer, and basic with user api_key
     expect((await t.api.get("/api/serviceaccounts/search", { auth: bearer(k.key) })).status).toBe(200);
     expect((await t.api.get("/api/serviceaccounts/search", { auth: basic("api_key", k.key) })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 50)); // the last-used time is written in the background
-    const used = await t.api.get(`/api/serviceaccounts/${a.id}/tokens`, { auth: ADMIN });
-    expect(used.body[0].lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // the last-used time is written in the background
+    await eventually(() => t.api.get(`/api/serviceaccounts/${a.id}/tokens`, { auth: ADMIN }), (used) => expect(used.body[0].lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/));
     expect((await t.api.get(`/api/serviceaccounts/${a.id}`, { auth: ADMIN })).body.tokens).toBe(1);
   });
 

@@ -41,6 +41,24 @@ export const DEADLINE_MS = Number(process.env.FUZZ_DEADLINE_MS ?? 10_000);
 export const MAX_RESTARTS = Number(process.env.FUZZ_MAX_RESTARTS ?? 3);
 export const ADMIN_TOKEN = "fuzz-metrics-admin-token";
 
+/**
+ * FUZZ_PART=k/n sends only the k-th of every n requests of the seeded
+ * sequence. `npm test` gives each runner one half (1/2 under Vitest, 2/2
+ * under bun test): the server under fuzz is the same Bun child process under
+ * both runners, so the two halves together send every request once instead
+ * of the same requests twice. Unset: every request.
+ */
+export const PART = parsePart(process.env.FUZZ_PART);
+
+function parsePart(raw: string | undefined): { index: number; of: number } {
+  if (raw === undefined || raw === "") return { index: 1, of: 1 };
+  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  const index = Number(m?.[1]);
+  const of = Number(m?.[2]);
+  if (!m || of < 1 || index < 1 || index > of) throw new Error(`FUZZ_PART must be k/n with 1 <= k <= n, got ${raw}`);
+  return { index, of };
+}
+
 export interface Target {
   url(service: Service): string;
   send(req: FuzzRequest): Promise<Outcome>;
@@ -151,7 +169,10 @@ export async function run(target: Target, requests: Iterable<FuzzRequest>): Prom
   const statuses = new Map<string, number>();
   let sent = 0;
   let restarts = 0;
+  let index = 0;
   for (const req of requests) {
+    // the whole seeded sequence is generated (same requests at the same positions); only this part is sent
+    if (index++ % PART.of !== PART.index - 1) continue;
     const outcome = await target.send(req);
     if (outcome.kind === "skipped") continue;
     sent++;
@@ -190,7 +211,8 @@ export function groupFailures(failures: Failure[]): string[] {
 
 export function report(name: string, seed: number, result: { sent: number; failures: Failure[]; statuses: Map<string, number> }): string {
   const lines = groupFailures(result.failures);
-  const summary = `${name}: seed ${seed} (FUZZ_SEED=${seed} repeats it), ${result.sent} requests, statuses ${JSON.stringify(Object.fromEntries(result.statuses))}, ${result.failures.length} failures in ${lines.length} groups`;
+  const part = PART.of > 1 ? ` FUZZ_PART=${PART.index}/${PART.of}` : "";
+  const summary = `${name}: seed ${seed} (FUZZ_SEED=${seed}${part} repeats it), ${result.sent} requests, statuses ${JSON.stringify(Object.fromEntries(result.statuses))}, ${result.failures.length} failures in ${lines.length} groups`;
   return [summary, ...lines].join("\n");
 }
 

@@ -62,15 +62,3 @@ export async function startAdminApp(flags: Record<string, unknown> = {}): Promis
     },
   };
 }
-
-/** polls until the check passes or about 5 s went by */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > until) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAdminApp, waitFor, type AdminApp } from "./helpers.ts";
+import { pollUntil as waitFor } from "../../helpers/eventually.ts";
+import { startAdminApp, type AdminApp } from "./helpers.ts";
 
 const BASE = "/admin/api/v2/tenants";
 const dir = mkdtempSync(join(tmpdir(), "outpost-metrics-runtime-"));

@@ -4,6 +4,7 @@
 // labels and annotations, errors in rule health, the status API, scheduling
 // on the group's interval, and groups surviving a restart.
 import { beforeAll, describe, expect, it } from "vitest";
+import { POLL_DEADLINE_MS, pollUntil } from "../../helpers/eventually.ts";
 import type { SampleToWrite } from "../../../src/apps/metrics/core/types.ts";
 import { refusal, startRuler, T0, useRuler, type Harness } from "./harness.ts";
 
@@ -337,8 +338,7 @@ describe("scheduling and persistence", () => {
     const t = "scheduled";
     ctx.h.engine.answers.set("sum(tick)", [{ labels: {}, value: 1 }]);
     await ctx.h.request("POST", "/prometheus/config/v1/rules/ns", t, "name: fast\ninterval: 20ms\nrules:\n  - record: r:tick\n    expr: sum(tick)\n");
-    const deadline = Date.now() + 5000;
-    while (writesOf(ctx.h, t).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await pollUntil(() => writesOf(ctx.h, t).length >= 3, POLL_DEADLINE_MS, 10);
     expect(writesOf(ctx.h, t).length).toBeGreaterThanOrEqual(3);
     expect((await ctx.h.request("DELETE", "/prometheus/config/v1/rules/ns/fast", t)).status).toBe(202);
     const calls = ctx.h.engine.calls.filter((c) => c.tenant === t).length;
