@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWriteRequest } from "../src/apps/metrics/core/remote-write.ts";
 import { Connection } from "../test/helpers/connection.ts";
-import { startBinary, stopBinary } from "./lib.ts";
+import { report, startBinary, stopBinary } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error(`${binary} is missing: run npm run build first`);
@@ -160,13 +160,18 @@ try {
       `${op.name.padEnd(30)} ${String(connections).padStart(3)} conn ${String(Math.round(result.requests.total / elapsed)).padStart(7)} req/s` +
       `  p50 ${String(result.latency.p50).padStart(5)} ms  p99 ${String(result.latency.p99).padStart(5)} ms  errors ${bad}${detail ? ` (${detail})` : ""}`,
     );
+    report.figure(op.name, result.requests.total / elapsed, "req/s", null, { p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: bad, connections });
   }
   const peak = Math.max(rssStart, rssEnd, ...samples);
   const tail = samples.slice(Math.floor(samples.length / 2));
   const plateau = tail.length ? Math.min(...tail) : rssEnd;
   console.log(`idle keep-alive probes (a request every 15 s on one held connection per listener): ${probe.requests} requests, ${probe.failures.length} found the connection closed${probe.failures.length ? ` (${probe.failures.slice(0, 3).join("; ")})` : ""}`);
   console.log(`total: ${Math.round(total / elapsed)} req/s (before issue 17: 92 req/s; target >= 20x), ${failures} errors`);
+  report.figure("idle keep-alive probes that found the connection closed", probe.failures.length, "count", "<= 0", { requests: probe.requests });
+  report.figure("total", total / elapsed, "req/s", ">= 1840", { errors: failures });
+  report.figure("RSS peak", peak / 1024 ** 2, "MB", null, { startMb: rssStart / 1024 ** 2, endMb: rssEnd / 1024 ** 2, secondHalfMinMb: plateau / 1024 ** 2 });
   console.log(`RSS: start ${mb(rssStart)}, peak ${mb(peak)}, end ${mb(rssEnd)}; second half of the run between ${mb(plateau)} and ${mb(Math.max(...tail, rssEnd))} (${samples.length} samples)`);
+  report.save();
 } finally {
   clearInterval(sampler);
   await stopBinary(server.child);
