@@ -2,7 +2,7 @@
 // seven everyday operations at once — basic-auth GET /api/user, GET of one
 // dashboard, /api/search?query=..., a log push and a log query, a metric push
 // (remote write) and a metric query — 50 connections in total (CONNECTIONS)
-// for 120 s (SOAK_SECONDS), the server's resident memory sampled every
+// for 120 s (SOAK_SECONDS; SOAK_OPS=a,b runs only the operations whose names contain a or b), the server's resident memory sampled every
 // second. Prints per-operation req/s, p50/p99 and errors (transport errors
 // such as ECONNRESET by code), the total req/s and RSS start/peak/end.
 // Target: >= 20x the 92 req/s total measured before issue 17, with flat memory.
@@ -68,7 +68,7 @@ try {
     { name: "job", value: "soak" },
     { name: "sender", value: String(sender) },
   ]);
-  const operations: Operation[] = [
+  const allOperations: Operation[] = [
     { name: "GET /api/user (basic auth)", url: `${dashboard}/api/user`, headers: basic, ok: 200 },
     { name: "GET dashboard", url: `${apis}/soak-7`, headers: basic, ok: 200 },
     { name: "GET /api/search?query=", url: `${dashboard}/api/search?query=soak%20dashboard%201`, headers: basic, ok: 200 },
@@ -98,6 +98,10 @@ try {
     { name: "metric query", url: `${metrics}/prometheus/api/v1/query?${new URLSearchParams({ query: "sum by (job) (rate(soak_requests_total[1m]))" })}`, headers: tenant, ok: 200 },
   ];
 
+  // SOAK_OPS=<comma-separated substrings of operation names> runs only those (to find which one is the brake)
+  const only = process.env.SOAK_OPS?.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const operations = only ? allOperations.filter((op) => only.some((o) => op.name.toLowerCase().includes(o))) : allOperations;
+  if (!operations.length) throw new Error(`SOAK_OPS=${process.env.SOAK_OPS} names no operation`);
   const { default: autocannon } = await import("autocannon");
   samples.length = 0;
   const rssStart = rssOf(pid);
