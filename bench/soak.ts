@@ -31,8 +31,8 @@ interface Operation {
   url: string;
   method?: "GET" | "POST";
   headers?: Record<string, string>;
-  /** a fresh body for every request (pushes carry new timestamps); context is the connection's own */
-  body?: (context: Record<string, unknown>) => string | Buffer;
+  /** a fresh body for every request (pushes carry new timestamps) */
+  body?: () => string | Buffer;
   /** the status a success answers */
   ok: number;
 }
@@ -60,8 +60,15 @@ try {
   if (token.status !== 200) throw new Error(`creating a token: ${token.status} ${await token.text()}`);
 
   let logSeq = 0;
-  // each connection pushes its own series, so its samples arrive in order
-  let senders = 0;
+  // A fixed set of series, as a site has: SENDERS senders of 10 series each, taken in turn, each
+  // sender's timestamps rising. (autocannon resets a connection's context before every request of a
+  // one-request sequence, so a sender per connection kept in the context was a new sender, ten new
+  // series, on every push: series churn that grew without bound, not the ordinary load meant here.)
+  // A sender comes round again only after SENDERS other pushes, far more than are ever in flight,
+  // so its samples arrive in order.
+  const SENDERS = 200;
+  let nextSender = 0;
+  const lastOfSender = new Array<number>(SENDERS).fill(0);
   const seriesOf = (sender: number) => Array.from({ length: 10 }, (_, s) => [
     { name: "__name__", value: "soak_requests_total" },
     { name: "instance", value: `host-${s}:9100` },
@@ -87,12 +94,11 @@ try {
     {
       name: "metric push (remote write)", url: `${metrics}/api/v1/push`, method: "POST", ok: 200,
       headers: { ...tenant, "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy", "X-Prometheus-Remote-Write-Version": "0.1.0" },
-      body: (context) => {
-        const c = context as { series?: ReturnType<typeof seriesOf>; last?: number };
-        c.series ??= seriesOf(senders++);
-        const t = Math.max(Date.now(), (c.last ?? 0) + 1);
-        c.last = t;
-        return Buffer.from(encodeWriteRequest({ timeseries: c.series.map((labels) => ({ labels, samples: [{ value: t / 1000, timestampMs: t }] })) }));
+      body: () => {
+        const sender = nextSender++ % SENDERS;
+        const t = Math.max(Date.now(), lastOfSender[sender]! + 1);
+        lastOfSender[sender] = t;
+        return Buffer.from(encodeWriteRequest({ timeseries: seriesOf(sender).map((labels) => ({ labels, samples: [{ value: t / 1000, timestampMs: t }] })) }));
       },
     },
     { name: "metric query", url: `${metrics}/prometheus/api/v1/query?${new URLSearchParams({ query: "sum by (job) (rate(soak_requests_total[1m]))" })}`, headers: tenant, ok: 200 },
@@ -115,7 +121,7 @@ try {
         url: op.url, connections, duration: SECONDS, timeout: 30,
         requests: [{
           method: op.method ?? "GET", headers: op.headers ?? {},
-          ...(op.body ? { setupRequest: (req: import("autocannon").Request, context: object) => ({ ...req, body: op.body!(context as Record<string, unknown>) }) } : {}),
+          ...(op.body ? { setupRequest: (req: import("autocannon").Request) => ({ ...req, body: op.body!() }) } : {}),
         }],
       }, (err: unknown, result: import("autocannon").Result) => (err ? reject(err as Error) : resolve({ op, connections, result, errorsByCode, wrong })));
       instance.on("reqError", (err: NodeJS.ErrnoException) => {
