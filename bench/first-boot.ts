@@ -7,11 +7,16 @@
 // alternating run by run with BINARY so that the machine's load hits both alike.
 // On Linux it also prints the CPU time the process had used when ready
 // (user + system), which a busy machine disturbs much less than wall time.
+// So that printing the addresses early cannot win, it also times (from spawn)
+// the first answered requests: an authenticated GET /api/user (basic
+// admin:admin) on the dashboard and GET /ready on both stores, sent as soon
+// as the addresses are printed; the figure is when the last of them answered
+// 200 with the right body.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { median, report, startBinary, stopBinary } from "./lib.ts";
+import { median, report, startBinary, stopBinary, type Started } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 const compare = process.env.COMPARE;
@@ -21,7 +26,7 @@ for (const b of [binary, compare]) {
 
 const runs = Number(process.env.RUNS ?? 9);
 const binaries = compare ? [binary, compare] : [binary];
-const times = new Map(binaries.map((b) => [b, { first: [] as number[], restart: [] as number[], firstCpu: [] as number[], restartCpu: [] as number[] }]));
+const times = new Map(binaries.map((b) => [b, { first: [] as number[], restart: [] as number[], firstCpu: [] as number[], restartCpu: [] as number[], firstAnswered: [] as number[], restartAnswered: [] as number[] }]));
 
 /** CPU milliseconds (user + system) a process has used so far; NaN where /proc is missing */
 function cpuMs(pid: number | undefined): number {
@@ -32,6 +37,23 @@ function cpuMs(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+/** ms from spawn until /api/user (basic admin:admin) and both stores' /ready have answered correctly */
+async function answeredMs(started: Started): Promise<number> {
+  const { urls, spawnedAt } = started;
+  const answered = async (url: string, init: RequestInit, ok: (body: string) => boolean): Promise<number> => {
+    const res = await fetch(url, init);
+    const body = await res.text();
+    if (res.status !== 200 || !ok(body)) throw new Error(`${url} answered ${res.status}: ${body.slice(0, 200)}`);
+    return performance.now() - spawnedAt;
+  };
+  const basic = { authorization: `Basic ${Buffer.from("admin:admin").toString("base64")}` };
+  const times = await Promise.all([
+    answered(`${urls.dashboard}/api/user`, { headers: basic }, (b) => (JSON.parse(b) as { login?: string }).login === "admin"),
+    answered(`${urls.logs}/ready`, {}, (b) => b.trim() === "ready"),
+    answered(`${urls.metrics}/ready`, {}, (b) => b.trim() === "ready"),
+  ]);
+  return Math.max(...times);
 }
 const base = mkdtempSync(join(tmpdir(), "outpost-bench-"));
 const args = (dir: string) => ["serve", "--data-dir", dir, "--http-port", "0", "--logs-port", "0", "--metrics-port", "0", "--log-level", "warn"];
@@ -48,11 +70,13 @@ try {
       const first = await startBinary(b, args(dir));
       t.first.push(first.readyMs);
       t.firstCpu.push(cpuMs(first.child.pid));
+      t.firstAnswered.push(await answeredMs(first));
       await stopBinary(first.child);
       await settle();
       const again = await startBinary(b, args(dir));
       t.restart.push(again.readyMs);
       t.restartCpu.push(cpuMs(again.child.pid));
+      t.restartAnswered.push(await answeredMs(again));
       await stopBinary(again.child);
     }
   }
@@ -65,6 +89,8 @@ for (const b of binaries) {
   if (compare) console.log(`${b}:`);
   console.log(`first boot, new data dir:   ${fmt(t.first)}`);
   console.log(`restart, existing data dir: ${fmt(t.restart)}`);
+  console.log(`first boot until first answered /api/user (and both /ready): ${fmt(t.firstAnswered)}`);
+  console.log(`restart until first answered /api/user (and both /ready):    ${fmt(t.restartAnswered)}`);
   if (t.firstCpu.every(Number.isFinite)) {
     console.log(`CPU time used when ready:   first boot ${fmt(t.firstCpu)}; restart ${fmt(t.restartCpu)}`);
   }
@@ -73,6 +99,8 @@ const own = times.get(binary)!;
 const spread = (xs: number[]) => ({ min: Math.round(Math.min(...xs)), max: Math.round(Math.max(...xs)), runs: xs.length });
 report.figure("first boot, new data dir (median)", Math.round(median(own.first)), "ms", "< 1000", spread(own.first));
 report.figure("restart, existing data dir (median)", Math.round(median(own.restart)), "ms", "< 500", spread(own.restart));
+report.figure("first boot until first answered /api/user", Math.round(median(own.firstAnswered)), "ms", null, spread(own.firstAnswered));
+report.figure("restart until first answered /api/user", Math.round(median(own.restartAnswered)), "ms", null, spread(own.restartAnswered));
 if (own.firstCpu.every(Number.isFinite)) {
   report.figure("first boot CPU time when ready (median)", Math.round(median(own.firstCpu)), "ms", null, spread(own.firstCpu));
   report.figure("restart CPU time when ready (median)", Math.round(median(own.restartCpu)), "ms", null, spread(own.restartCpu));

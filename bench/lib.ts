@@ -12,6 +12,8 @@ export interface Started {
   urls: Record<string, string>;
   /** ms from spawn until every listener's address line was printed */
   readyMs: number;
+  /** performance.now() when the process was spawned */
+  spawnedAt: number;
 }
 
 export function startBinary(binary: string, args: string[], services = 3): Promise<Started> {
@@ -25,7 +27,7 @@ export function startBinary(binary: string, args: string[], services = 3): Promi
     child.stdout!.on("data", (d: Buffer) => {
       buffer += d.toString();
       for (const m of buffer.matchAll(/^(\S+) listening on (\S+)$/gm)) urls[m[1]!] = m[2]!;
-      if (Object.keys(urls).length >= services) resolve({ child, urls, readyMs: performance.now() - t0 });
+      if (Object.keys(urls).length >= services) resolve({ child, urls, readyMs: performance.now() - t0, spawnedAt: t0 });
     });
     child.once("exit", (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
   });

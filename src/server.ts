@@ -1,9 +1,6 @@
 // The composition root: opens the database, builds the three apps and puts
 // them on their listeners; stop() shuts everything down in order. The CLI
 // adds signals and printing; tests call this directly.
-import { createDashboardApp } from "./apps/dashboard/app.ts";
-import { createLogStoreApp } from "./apps/logstore/app.ts";
-import { createMetricsApp } from "./apps/metrics/app.ts";
 import type { Config } from "./config/schema.ts";
 import { openDatabase, type Database } from "./db/open.ts";
 import { createLifecycle, type Lifecycle } from "./lib/lifecycle.ts";
@@ -31,23 +28,36 @@ export interface StartOptions {
 
 export async function startOutpost(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
   const lifecycle = createLifecycle();
-  const db = await openDatabase({
+  // The database starts opening first; the apps' modules (routes, request
+  // schemas, protobuf...) are evaluated while it waits on work it leaves to
+  // other threads: writing the seed on first boot, compiling PGlite's
+  // WebAssembly, reading its files.
+  const opening = openDatabase({
     dataDir: config.storage.in_memory ? undefined : config.storage.data_dir,
     logger,
   });
+  const loading = Promise.all([loadApps(config), adminFiles()]);
+  const [opened, loaded] = await Promise.allSettled([opening, loading]);
+  if (opened.status === "rejected") throw opened.reason;
+  const db = opened.value;
+  if (loaded.status === "rejected") {
+    await db.close();
+    throw loaded.reason;
+  }
+  const [modules, admin] = loaded.value;
   const listeners: Array<[ServiceName, Listener]> = [];
   /** background work of the apps, stopped (and flushed) before the database closes */
   const closers: Array<() => Promise<void>> = [];
   try {
     const deps = { config, db, logger, lifecycle };
-    const dashboard = await createDashboardApp({ ...deps, adminFiles: await adminFiles(), ...options });
+    const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, ...options });
     closers.push(dashboard.close);
     const apps: Array<[ServiceName, number, FetchHandler]> = [["dashboard", config.dashboard.http_port, dashboard.app.fetch]];
     // the stores share the server block's TLS, as dskit's listeners do; the dashboard has its own
     const tlsOf = (name: ServiceName) => (name === "dashboard" ? config.dashboard.http_tls_config : config.server.http_tls_config);
 
-    if (config.logs.enabled) {
-      const logs = await createLogStoreApp({ ...deps, ...options });
+    if (modules.logs) {
+      const logs = await modules.logs.createLogStoreApp({ ...deps, ...options });
       closers.push(logs.close);
       apps.push(["logs", config.logs.http_port, logs.app.fetch]);
       const proxy = config.logs.auth_proxy;
@@ -57,8 +67,8 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
         apps.push(["logs proxy", proxy.port, front.fetch]);
       }
     }
-    if (config.metrics.enabled) {
-      const metrics = await createMetricsApp({ ...deps, ...options });
+    if (modules.metrics) {
+      const metrics = await modules.metrics.createMetricsApp({ ...deps, ...options });
       closers.push(metrics.close);
       apps.push(["metrics", config.metrics.http_port, metrics.app.fetch]);
     }
@@ -101,6 +111,16 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
 
   const urls = Object.fromEntries(listeners.map(([name, l]) => [name, l.url])) as RunningServer["urls"];
   return { db, lifecycle, urls, stop };
+}
+
+/** the apps' modules, imported on demand (a disabled store's never is) */
+async function loadApps(config: Config) {
+  const [dashboard, logs, metrics] = await Promise.all([
+    import("./apps/dashboard/app.ts"),
+    config.logs.enabled ? import("./apps/logstore/app.ts") : undefined,
+    config.metrics.enabled ? import("./apps/metrics/app.ts") : undefined,
+  ]);
+  return { dashboard, logs, metrics };
 }
 
 async function closeAll(closers: Array<() => Promise<void>>, logger: Logger): Promise<void> {

@@ -1,7 +1,8 @@
 // The log store's own metrics (GET /metrics), with prom-client: lines and
 // bytes received per tenant, discarded entries by reason (request durations are added by the app).
 // Names follow the real product's, with svc in place of its name.
-import { Counter, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Registry } from "prom-client";
+import { deferDefaultMetrics } from "../../../lib/default-metrics.ts";
 import type { IngestCounters } from "./ingest.ts";
 
 export interface LogStoreMetrics extends IngestCounters {
@@ -10,7 +11,7 @@ export interface LogStoreMetrics extends IngestCounters {
 
 export function createLogStoreMetrics(): LogStoreMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "svc_logs_" });
+  deferDefaultMetrics(registry, "svc_logs_");
   const lines = new Counter({ name: "svc_distributor_lines_received_total", help: "Log lines received, by tenant.", labelNames: ["tenant"], registers: [registry] });
   const bytes = new Counter({ name: "svc_distributor_bytes_received_total", help: "Bytes of log lines received, by tenant.", labelNames: ["tenant"], registers: [registry] });
   const discardedLines = new Counter({ name: "svc_discarded_samples_total", help: "Log entries refused, by reason and tenant.", labelNames: ["reason", "tenant"], registers: [registry] });

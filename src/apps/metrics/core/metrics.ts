@@ -1,7 +1,8 @@
 // The metrics store's own metrics (GET /metrics), with prom-client, named as
 // Mimir names them: samples received and ingested per tenant, discarded
 // samples by reason, active and in-memory series (request durations are added by the app).
-import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
+import { deferDefaultMetrics } from "../../../lib/default-metrics.ts";
 import type { IngestCounters } from "./ingest.ts";
 import type { MetricsStore } from "./store.ts";
 
@@ -11,7 +12,7 @@ export interface MetricsStoreMetrics extends IngestCounters {
 
 export function createMetricsStoreMetrics(store: MetricsStore, sweep: () => void): MetricsStoreMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "svc_metrics_" });
+  deferDefaultMetrics(registry, "svc_metrics_");
   const received = new Counter({ name: "cortex_distributor_received_samples_total", help: "The total number of received samples, by tenant.", labelNames: ["user"], registers: [registry] });
   const ingested = new Counter({ name: "cortex_ingester_ingested_samples_total", help: "The total number of samples ingested, by tenant.", labelNames: ["user"], registers: [registry] });
   const discarded = new Counter({ name: "cortex_discarded_samples_total", help: "The total number of samples that were discarded.", labelNames: ["reason", "user"], registers: [registry] });

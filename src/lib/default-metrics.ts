@@ -1,0 +1,33 @@
+// prom-client's default process metrics (CPU, memory, event-loop lag, GC...)
+// for a store's registry, registered off the start's critical path:
+// registering them probes v8.getHeapSpaceStatistics(), which on Bun is a walk
+// of the whole heap (tens of milliseconds per registry while the program
+// loads), and starts the event-loop delay monitor. They are registered at the
+// first scrape or a second after the registry is made, whichever comes first,
+// so every scrape shows them.
+import { collectDefaultMetrics, type Registry } from "prom-client";
+
+/** registering them later than this would leave the event-loop lag histogram too few samples at a first scrape */
+const REGISTER_AFTER_MS = 1_000;
+
+export function deferDefaultMetrics(registry: Registry, prefix: string): void {
+  let registered = false;
+  const register = () => {
+    if (registered) return;
+    registered = true;
+    clearTimeout(timer);
+    collectDefaultMetrics({ register: registry, prefix });
+  };
+  const timer = setTimeout(register, REGISTER_AFTER_MS);
+  (timer as { unref?: () => void }).unref?.();
+  const metrics = registry.metrics.bind(registry);
+  registry.metrics = () => {
+    register();
+    return metrics();
+  };
+  const json = registry.getMetricsAsJSON.bind(registry);
+  registry.getMetricsAsJSON = () => {
+    register();
+    return json();
+  };
+}
