@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { DataDirInUseError } from "../../src/db/lock.ts";
 import { SchemaTooNewError, type Migration } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
-import { openDatabase } from "../../src/db/open.ts";
+import { openDatabase, SHARED_BUFFERS } from "../../src/db/open.ts";
 import { silentLogger as logger } from "../../src/lib/logger.ts";
 import { migrationsDir, renderMigrationIndex } from "../../scripts/gen-migrations.ts";
 
@@ -37,6 +37,21 @@ describe("database", () => {
     expect(again.installationUid).toBe(uid);
     expect((await again.pg.query<{ v: string }>("select v from kept")).rows).toEqual([{ v: "survives" }]);
     await again.close();
+  });
+
+  it("the database runs with a 32 MB buffer pool (a quicker start than Postgres's 128 MB), a new data dir, a reopened one and in memory alike", async () => {
+    expect(SHARED_BUFFERS).toBe("32MB");
+    const dir = tempDir();
+    const shared = async (db: Awaited<ReturnType<typeof openDatabase>>) => (await db.pg.query<{ shared_buffers: string }>("show shared_buffers")).rows[0]?.shared_buffers;
+    const created = await openDatabase({ dataDir: dir, logger });
+    expect(await shared(created)).toBe("32MB");
+    await created.close();
+    const reopened = await openDatabase({ dataDir: dir, logger });
+    expect(await shared(reopened)).toBe("32MB");
+    await reopened.close();
+    const memory = await openDatabase({ dataDir: undefined, logger });
+    expect(await shared(memory)).toBe("32MB");
+    await memory.close();
   });
 
   it("a second open of the same data dir -> data dir in use", async () => {
