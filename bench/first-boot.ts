@@ -14,7 +14,7 @@
 // 200 with the right body.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { median, report, startBinary, stopBinary, type Started } from "./lib.ts";
 
@@ -26,12 +26,16 @@ for (const b of [binary, compare]) {
 
 const runs = Number(process.env.RUNS ?? 9);
 const binaries = compare ? [binary, compare] : [binary];
-const times = new Map(binaries.map((b) => [b, { first: [] as number[], restart: [] as number[], firstCpu: [] as number[], restartCpu: [] as number[], firstAnswered: [] as number[], restartAnswered: [] as number[] }]));
+const times = new Map(binaries.map((b) => [b, { first: [] as number[], restart: [] as number[], firstCpu: [] as number[], restartCpu: [] as number[], firstAnswered: [] as number[], restartAnswered: [] as number[], firstMain: [] as number[], restartMain: [] as number[] }]));
 
-/** CPU milliseconds (user + system) a process has used so far; NaN where /proc is missing */
-function cpuMs(pid: number | undefined): number {
+/**
+ * CPU milliseconds (user + system) a process has used so far, or with main its
+ * main thread alone (JavaScript runs there; the other threads compile
+ * WebAssembly and JavaScript, collect garbage); NaN where /proc is missing
+ */
+function cpuMs(pid: number | undefined, main = false): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+    const fields = readFileSync(main ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
     // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux)
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
@@ -55,6 +59,7 @@ async function answeredMs(started: Started): Promise<number> {
   ]);
   return Math.max(...times);
 }
+const loadAtStart = loadavg()[0]!;
 const base = mkdtempSync(join(tmpdir(), "outpost-bench-"));
 const args = (dir: string) => ["serve", "--data-dir", dir, "--http-port", "0", "--logs-port", "0", "--metrics-port", "0", "--log-level", "warn"];
 const settle = async () => {
@@ -70,12 +75,14 @@ try {
       const first = await startBinary(b, args(dir));
       t.first.push(first.readyMs);
       t.firstCpu.push(cpuMs(first.child.pid));
+      t.firstMain.push(cpuMs(first.child.pid, true));
       t.firstAnswered.push(await answeredMs(first));
       await stopBinary(first.child);
       await settle();
       const again = await startBinary(b, args(dir));
       t.restart.push(again.readyMs);
       t.restartCpu.push(cpuMs(again.child.pid));
+      t.restartMain.push(cpuMs(again.child.pid, true));
       t.restartAnswered.push(await answeredMs(again));
       await stopBinary(again.child);
     }
@@ -93,6 +100,7 @@ for (const b of binaries) {
   console.log(`restart until first answered /api/user (and both /ready):    ${fmt(t.restartAnswered)}`);
   if (t.firstCpu.every(Number.isFinite)) {
     console.log(`CPU time used when ready:   first boot ${fmt(t.firstCpu)}; restart ${fmt(t.restartCpu)}`);
+    console.log(`  of it the main thread:    first boot ${fmt(t.firstMain)}; restart ${fmt(t.restartMain)}`);
   }
 }
 const own = times.get(binary)!;
@@ -104,5 +112,9 @@ report.figure("restart until first answered /api/user", Math.round(median(own.re
 if (own.firstCpu.every(Number.isFinite)) {
   report.figure("first boot CPU time when ready (median)", Math.round(median(own.firstCpu)), "ms", null, spread(own.firstCpu));
   report.figure("restart CPU time when ready (median)", Math.round(median(own.restartCpu)), "ms", null, spread(own.restartCpu));
+  report.figure("first boot main-thread CPU time when ready (median)", Math.round(median(own.firstMain)), "ms", null, spread(own.firstMain));
+  report.figure("restart main-thread CPU time when ready (median)", Math.round(median(own.restartMain)), "ms", null, spread(own.restartMain));
 }
+const [load1, load5] = loadavg();
+console.log(`load average: ${loadAtStart.toFixed(2)} at the start, ${load1!.toFixed(2)} (1 min) and ${load5!.toFixed(2)} (5 min) at the end, on ${availableParallelism()} cores`);
 report.save();
