@@ -1,6 +1,12 @@
 // Structured logging: one line per event, logfmt (Loki/Mimir style) or JSON.
 // Written by hand because the format is Outpost's own and tiny; writes go to
 // stderr so stdout stays free for the startup address lines scripts parse.
+// Info and debug lines of one event-loop turn go out in one write (a request
+// line per request was a system call per request, and a slow reader of the
+// pipe stalled the server once per line); a warning or an error is written at
+// once, with whatever was gathered before it, and what is left at exit too.
+import { writeSync } from "node:fs";
+import { setImmediate } from "node:timers";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -26,13 +32,16 @@ export interface LoggerOptions {
 const rank: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
 export function createLogger(options: LoggerOptions, bound: LogFields = {}): Logger {
-  const write = options.write ?? ((line: string) => void process.stderr.write(line + "\n"));
+  const write = options.write ?? stderrLines();
+  const urgent = options.write ? write : (line: string) => stderrLines()(line, true);
   const now = options.now ?? (() => new Date());
   const min = rank[options.level];
   const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
     if (rank[level] < min) return;
     const record: LogFields = { ts: now().toISOString(), level, msg, ...bound, ...fields };
-    write(options.format === "json" ? JSON.stringify(record, jsonReplacer) : toLogfmt(record));
+    const line = options.format === "json" ? JSON.stringify(record, jsonReplacer) : toLogfmt(record);
+    if (rank[level] >= rank.warn) urgent(line);
+    else write(line);
   };
   return {
     debug: (m, f) => emit("debug", m, f),
@@ -42,6 +51,41 @@ export function createLogger(options: LoggerOptions, bound: LogFields = {}): Log
     child: (fields) => createLogger(options, { ...bound, ...fields }),
     enabled: (level) => rank[level] >= min,
   };
+}
+
+let toStderr: ((line: string, now?: boolean) => void) | undefined;
+
+/** one writer for every logger: lines gathered until the event loop turns (or 64 KiB, or an urgent line), then written at once */
+function stderrLines(): (line: string, now?: boolean) => void {
+  if (toStderr) return toStderr;
+  let pending = "";
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (!pending) return;
+    const text = pending;
+    pending = "";
+    process.stderr.write(text);
+  };
+  // at exit nothing asynchronous runs any more: what is left is written directly
+  process.once("exit", () => {
+    if (!pending) return;
+    try {
+      writeSync(2, pending);
+    } catch {
+      // stderr closed: nothing to tell
+    }
+    pending = "";
+  });
+  toStderr = (line, now) => {
+    pending += line + "\n";
+    if (now || pending.length >= 65_536) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  return toStderr;
 }
 
 function jsonReplacer(_key: string, value: unknown): unknown {

@@ -5,7 +5,7 @@
 // the write-ahead log is replayed past what the chunks already hold.
 import type { PGlite } from "@electric-sql/pglite";
 import type { Logger } from "../../../lib/logger.ts";
-import { decodeChunk, encodeChunk, type Entry } from "./chunks.ts";
+import { decodeChunk, encodeChunk, tsText, type Entry } from "./chunks.ts";
 import { streamKey } from "./labels.ts";
 import { mergeLanes, type Run } from "./merge.ts";
 import { openWal, readWal, type Wal, type WalRecord } from "./wal.ts";
@@ -219,7 +219,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
         const key = streamKey(ws.labels);
         const s = byTenant.get(r.tenant)?.get(key);
         if (!s || r.seq <= (flushedSeq.get(s.id) ?? 0)) continue;
-        addToHead(s, ws.entries.map(([ts, line, metadata]) => ({ ts: BigInt(ts), line, metadata })), r.seq, 0);
+        addToHead(s, ws.entries.map(([ts, line, metadata]) => ({ ts: BigInt(ts), line, metadata, text: ts })), r.seq, 0);
       }
     }
     if (records.length) logger.info("log store replayed its write-ahead log", { records: records.length });
@@ -343,7 +343,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
         tenant,
         streams: batch.map(({ stream, entries }) => ({
           labels: stream.labels,
-          entries: entries.map((e) => (e.metadata ? [String(e.ts), e.line, e.metadata] : [String(e.ts), e.line])),
+          entries: entries.map((e) => (e.metadata ? [tsText(e), e.line, e.metadata] : [tsText(e), e.line])),
         })),
       };
       wal?.append(record);

@@ -1,7 +1,7 @@
 // Running a parsed query over the selected streams: log queries give streams
 // of [ts, line] (limit counted across streams, newest first when backward);
 // metric queries give a matrix over steps or a vector at one time.
-import type { Entry } from "../chunks.ts";
+import { tsText, type Entry } from "../chunks.ts";
 import { labelText } from "../push-decode.ts";
 import { mergeLanes } from "../merge.ts";
 import type { LogStore, Stream } from "../store.ts";
@@ -62,7 +62,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
     }
     let r = byStream.get(key);
     if (!r) byStream.set(key, (r = { stream: p.labels, values: [] }));
-    r.values.push([String(e.ts), p.line]);
+    r.values.push([tsText(e), p.line]);
     return ++taken < limit;
   });
   return [...byStream.values()];
