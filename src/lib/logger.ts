@@ -36,10 +36,20 @@ export function createLogger(options: LoggerOptions, bound: LogFields = {}): Log
   const urgent = options.write ? write : (line: string) => stderrLines()(line, true);
   const now = options.now ?? (() => new Date());
   const min = rank[options.level];
+  // logfmt: the bound fields' text made once; a line is then written field by field, without the
+  // record object, unless a field would take another's place (a repeated or an integer-like name)
+  const boundText = Object.keys(bound).some(movesFields) ? undefined : pairs(bound);
   const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
     if (rank[level] < min) return;
-    const record: LogFields = { ts: now().toISOString(), level, msg, ...bound, ...fields };
-    const line = options.format === "json" ? JSON.stringify(record, jsonReplacer) : toLogfmt(record);
+    const ts = isoNow(now());
+    let line: string;
+    if (options.format === "logfmt" && boundText !== undefined && !(fields && Object.keys(fields).some((k) => k in bound || movesFields(k)))) {
+      const rest = fields ? pairs(fields) : "";
+      line = `ts=${logfmtValue(ts)} level=${level} msg=${logfmtValue(msg)}${boundText && ` ${boundText}`}${rest && ` ${rest}`}`;
+    } else {
+      const record: LogFields = { ts, level, msg, ...bound, ...fields };
+      line = options.format === "json" ? JSON.stringify(record, jsonReplacer) : toLogfmt(record);
+    }
     if (rank[level] >= rank.warn) urgent(line);
     else write(line);
   };
@@ -103,13 +113,41 @@ export function toLogfmt(record: LogFields): string {
   return parts.join(" ");
 }
 
+/** a field name that takes another place in a record than where it is written: the fixed ones, or an integer-like one (sorted first) */
+const movesFields = (k: string) => k === "ts" || k === "level" || k === "msg" || (k.charCodeAt(0) >= 48 && k.charCodeAt(0) <= 57);
+
+/** fields as logfmt pairs, undefined ones left out (toLogfmt of a record without integer-like names) */
+function pairs(fields: LogFields): string {
+  let out = "";
+  for (const key in fields) {
+    const raw = fields[key];
+    if (raw === undefined || !Object.hasOwn(fields, key)) continue;
+    out += `${out ? " " : ""}${key}=${logfmtValue(raw)}`;
+  }
+  return out;
+}
+
+/** the ISO text of a time, remembered for the millisecond (one per request line otherwise) */
+let lastMs = NaN;
+let lastIso = "";
+function isoNow(d: Date): string {
+  const ms = d.getTime();
+  if (ms !== lastMs) {
+    lastIso = d.toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
+
+const NEEDS_QUOTES = /[\s"=\\\x00-\x1f]/;
+
 function logfmtValue(raw: unknown): string {
   const text =
     raw instanceof Error ? raw.message
     : typeof raw === "string" ? raw
     : typeof raw === "object" && raw !== null ? JSON.stringify(raw, jsonReplacer)
     : String(raw);
-  return text === "" || /[\s"=\\]/.test(text) || /[\x00-\x1f]/.test(text) ? JSON.stringify(text) : text;
+  return text === "" || NEEDS_QUOTES.test(text) ? JSON.stringify(text) : text;
 }
 
 /** A logger that drops everything (for tools and tests that need silence). */

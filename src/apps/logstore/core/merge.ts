@@ -14,6 +14,12 @@ export interface Run {
   to: bigint;
   /** its entries, oldest first (reading a stored chunk may wait for the database) */
   load(): readonly Entry[] | Promise<readonly Entry[]>;
+  /**
+   * its array may change between event-loop turns (a head): read when the
+   * merge starts (so entries written later, whatever their time, are not
+   * half seen) and copied before the merge waits
+   */
+  live?: boolean;
 }
 
 /** the runs of one stream, in their rank order (the order their equal timestamps are read forward) */
@@ -44,6 +50,14 @@ function lowerBound(entries: readonly Entry[], ts: bigint): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** a cursor over a live array reads a copy of what it has left, so writes while the merge waits do not move it */
+function keepWindow(c: Cursor, backward: boolean): void {
+  const window = backward ? c.entries!.slice(c.end + 1, c.pos + 1) : c.entries!.slice(c.pos, c.end);
+  c.entries = window;
+  c.pos = backward ? window.length - 1 : 0;
+  c.end = backward ? -1 : window.length;
 }
 
 /**
@@ -92,10 +106,24 @@ export async function mergeLanes(lanes: readonly Lane[], from: bigint, to: bigin
       siftDown(0);
     }
   };
+  /** a cursor on its run's entries within [from, to); false when none are */
+  const place = (c: Cursor, entries: readonly Entry[]): boolean => {
+    const lo = lowerBound(entries, from);
+    const hi = lowerBound(entries, to);
+    c.entries = entries;
+    c.pos = backward ? hi - 1 : lo;
+    c.end = backward ? lo - 1 : hi;
+    if (lo >= hi) return false;
+    c.key = entries[c.pos]!.ts;
+    return true;
+  };
   lanes.forEach((lane, l) => {
     lane.runs.forEach((run, rank) => {
       if (run.to < from || run.from >= to) return;
-      heap.push({ lane: l, rank, run, entries: undefined, pos: 0, end: 0, key: backward ? run.to : run.from });
+      const c: Cursor = { lane: l, rank, run, entries: undefined, pos: 0, end: 0, key: backward ? run.to : run.from };
+      const now = run.live ? run.load() : undefined;
+      if (now && !(now instanceof Promise) && !place(c, now)) return;
+      heap.push(c);
       siftUp(heap.length - 1);
     });
   });
@@ -103,18 +131,9 @@ export async function mergeLanes(lanes: readonly Lane[], from: bigint, to: bigin
     const top = heap[0]!;
     if (top.entries === undefined) {
       const loading = top.run.load();
-      const entries = loading instanceof Promise ? await loading : loading;
-      const lo = lowerBound(entries, from);
-      const hi = lowerBound(entries, to);
-      top.entries = entries;
-      if (lo >= hi) {
-        popTop();
-        continue;
-      }
-      top.pos = backward ? hi - 1 : lo;
-      top.end = backward ? lo - 1 : hi;
-      top.key = entries[top.pos]!.ts;
-      siftDown(0);
+      if (loading instanceof Promise) for (const c of heap) if (c.entries && c.run.live) keepWindow(c, backward);
+      if (!place(top, loading instanceof Promise ? await loading : loading)) popTop();
+      else siftDown(0);
       continue;
     }
     // read the top run while it stays ahead of the runner-up: no heap work per entry

@@ -34,12 +34,12 @@ export interface Stream {
   key: string;
   /**
    * entries not yet in a chunk, in time order (equal timestamps in arrival
-   * order) unless `headSorted` is false: then sorted before anything reads it
+   * order) unless `headSorted` is false: then sorted before anything reads it.
+   * Readers hold it only within one event-loop turn (merge.ts copies what a
+   * waiting reader has left), so it is reordered in place.
    */
   head: Entry[];
   headSorted: boolean;
-  /** the head array was handed to a reader: copied before it is reordered */
-  headLent: boolean;
   /** the last entry added to the head (a duplicate of it is dropped) */
   headLast: Entry | undefined;
   headBytes: number;
@@ -113,7 +113,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     byId.set(s.id, s);
   };
   const newStream = (id: number, tenant: string, labels: Record<string, string>, key: string): Stream => ({
-    id, tenant, labels, key, head: [], headSorted: true, headLent: false, headLast: undefined, headBytes: 0, headFrom: 0n, headTo: 0n, headStarted: 0, headSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
+    id, tenant, labels, key, head: [], headSorted: true, headLast: undefined, headBytes: 0, headFrom: 0n, headTo: 0n, headStarted: 0, headSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
   });
 
   // what is stored: streams and chunk metadata, and how far each stream's chunks reach in the write-ahead log
@@ -134,12 +134,11 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
 
   const sizeOf = (e: Entry) => e.line.length + (e.metadata ? JSON.stringify(e.metadata).length : 0);
 
-  /** the head in time order; a head lent to a reader is copied, not reordered under it */
+  /** the head in time order */
   const sortedHead = (s: Stream): Entry[] => {
     if (!s.headSorted) {
-      s.head = (s.headLent ? [...s.head] : s.head).sort(cmp);
+      s.head.sort(cmp);
       s.headSorted = true;
-      s.headLent = false;
     }
     return s.head;
   };
@@ -150,7 +149,6 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     s.pending.push({ entries, from: entries[0]!.ts, to: entries.at(-1)!.ts, bytes: s.headBytes, lastSeq: s.headSeq, segment: s.headSegment });
     s.head = [];
     s.headSorted = true;
-    s.headLent = false;
     s.headLast = undefined;
     s.headBytes = 0;
   };
@@ -182,11 +180,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       if (head[mid]!.ts <= e.ts) lo = mid + 1;
       else hi = mid;
     }
-    if (s.headLent) {
-      s.head = [...head];
-      s.headLent = false;
-    }
-    s.head.splice(lo, 0, e);
+    head.splice(lo, 0, e);
   };
 
   let wal: Wal | undefined;
@@ -303,16 +297,8 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => p.entries });
     const head = stream.head;
     if (head.length) {
-      runs.push({
-        from: stream.headFrom, to: stream.headTo,
-        load: () => {
-          // cut or copied since it was listed (a reader waited for a chunk meanwhile): what it held then
-          if (stream.head !== head) return [...head].sort(cmp);
-          const sorted = sortedHead(stream);
-          stream.headLent = true;
-          return sorted;
-        },
-      });
+      // cut since it was listed (a reader waited for a chunk meanwhile): the array is a chunk's now, sorted and fixed
+      runs.push({ from: stream.headFrom, to: stream.headTo, live: true, load: () => (stream.head === head ? sortedHead(stream) : head) });
     }
     // runs may overlap in time (out-of-order writes): their rank is their order by oldest entry
     return runs.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
