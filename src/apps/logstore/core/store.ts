@@ -89,6 +89,9 @@ export interface LogStore {
   close(): Promise<void>;
 }
 
+/** line characters of decoded chunks kept in memory (about three times as many bytes once decoded) */
+const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
+
 const cmp = (a: Entry, b: Entry) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
 
 export async function openLogStore(o: StoreOptions): Promise<LogStore> {
@@ -97,12 +100,23 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
   const maxAge = o.chunkMaxAgeMs ?? 5 * 60_000;
   const byTenant = new Map<string, Map<string, Stream>>();
   const byId = new Map<number, Stream>();
-  // a small cache of decoded chunks, least recently used first; a chunk just written goes in as it
-  // was in memory, so a query reaching past the head does not read back what was just cut
-  const decoded = new Map<number, Entry[]>();
+  // a small cache of decoded chunks, least recently used first: at most 64 chunks and
+  // DECODED_CACHE_BYTES of lines, so memory stays bounded (chunks just written are not put in:
+  // under steady ingest that would fill it with chunks no query reads)
+  const decoded = new Map<number, { entries: Entry[]; bytes: number }>();
+  let decodedBytes = 0;
+  const forget = (id: number) => {
+    const hit = decoded.get(id);
+    if (!hit) return;
+    decoded.delete(id);
+    decodedBytes -= hit.bytes;
+  };
   const cacheDecoded = (id: number, entries: Entry[]) => {
-    if (decoded.size >= 64) decoded.delete(decoded.keys().next().value!);
-    decoded.set(id, entries);
+    forget(id);
+    const bytes = entries.reduce((n, e) => n + e.line.length, 0);
+    while (decoded.size && (decoded.size >= 64 || decodedBytes + bytes > DECODED_CACHE_BYTES)) forget(decoded.keys().next().value!);
+    decoded.set(id, { entries, bytes });
+    decodedBytes += bytes;
   };
   let seq = 0;
 
@@ -237,7 +251,6 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     });
     batch.forEach(([s, p], i) => {
       s.chunks.push({ id: ids[i]!, from: p.from, to: p.to, lines: p.entries.length, bytes: p.bytes });
-      cacheDecoded(ids[i]!, p.entries);
       s.pending.splice(s.pending.indexOf(p), 1);
     });
   };
@@ -284,7 +297,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       // most recently used last
       decoded.delete(id);
       decoded.set(id, hit);
-      return hit;
+      return hit.entries;
     }
     const r = await pg.query<{ data: Uint8Array }>("select data from log_chunks where id = $1", [id]);
     const entries = r.rows[0] ? decodeChunk(r.rows[0].data) : [];
@@ -346,7 +359,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       for (const row of r.rows) {
         const s = byId.get(row.stream_id);
         if (s) s.chunks = s.chunks.filter((c) => c.id !== Number(row.id));
-        decoded.delete(Number(row.id));
+        forget(Number(row.id));
       }
       return r.rows.length;
     },
