@@ -23,7 +23,8 @@ export function startBinary(binary: string, args: string[], services = 3): Promi
     const urls: Record<string, string> = {};
     let buffer = "";
     let stderr = "";
-    child.stderr!.on("data", (d: Buffer) => { stderr += d.toString(); });
+    // the start of stderr is kept for a failure message; request log lines past it are read and dropped
+    child.stderr!.on("data", (d: Buffer) => { if (stderr.length < 65_536) stderr += d.toString(); });
     child.stdout!.on("data", (d: Buffer) => {
       buffer += d.toString();
       for (const m of buffer.matchAll(/^(\S+) listening on (\S+)$/gm)) urls[m[1]!] = m[2]!;

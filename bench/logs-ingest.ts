@@ -1,7 +1,10 @@
 // Log store ingest against the compiled binary (issue 6): JSON batches of
 // 1,000 lines of ~200 bytes over 100 streams, 8 pushes in flight, for 20 s;
 // then a query over the last 5 minutes of one stream. Target: >= 30 MB/s of
-// log lines, and the query under 100 ms.
+// log lines, and the query under 100 ms. Then (issue 17) the soak's log
+// query — {job="soak"} |= "status=200", limit 100, the last 5 minutes — over
+// ~400k lines of 4 streams (LINES), backward and forward: ms per query
+// (target < 1 ms: it reads only the newest or oldest entries it needs).
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -80,6 +83,30 @@ try {
   await res.arrayBuffer();
   console.log(`metric query over 5 minutes of 10 streams: ${(performance.now() - t).toFixed(0)} ms (status ${res.status})`);
   report.figure("metric query over 5 minutes of 10 streams", performance.now() - t, "ms", null, { status: res.status });
+
+  // ~400k lines of the soak's shape (4 streams, batches of 1,000), spread over the last two minutes
+  const soakLines = Number(process.env.LINES ?? 400_000);
+  const first = Date.now() - 120_000;
+  for (let pushed = 0; pushed < soakLines; pushed += 1000) {
+    const at = BigInt(first + Math.floor((pushed / soakLines) * 120_000)) * 1_000_000n;
+    const values = Array.from({ length: 1000 }, (_, i) => [String(at + BigInt(i)), `level=info seq=${pushed + i} msg="request handled" path=/api/user status=200`]);
+    const body = JSON.stringify({ streams: [{ stream: { job: "soak", instance: `i-${(pushed / 1000) % 4}` }, values }] });
+    const pushRes = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-Scope-OrgID": "soak" }, body });
+    if (pushRes.status !== 204) throw new Error(`soak push failed: ${pushRes.status} ${await pushRes.text()}`);
+  }
+  for (const direction of ["backward", "forward"]) {
+    const qs = new URLSearchParams({ query: '{job="soak"} |= "status=200"', limit: "100", since: "5m", direction });
+    const perQuery: number[] = [];
+    for (let i = 0; i < 220; i++) {
+      const t0 = performance.now();
+      const r = await fetch(`${server.urls.logs}/svc/api/v1/query_range?${qs}`, { headers: { "X-Scope-OrgID": "soak" } });
+      const body = (await r.json()) as { data: { result: Array<{ values: unknown[] }> } };
+      if (r.status !== 200 || body.data.result.reduce((n, s) => n + s.values.length, 0) !== 100) throw new Error(`soak query failed: ${r.status}`);
+      if (i >= 20) perQuery.push(performance.now() - t0);
+    }
+    console.log(`query_range limit 100 ${direction} over ~${Math.round(soakLines / 1000)}k lines: median ${median(perQuery).toFixed(2)} ms per query (target < 1 ms)`);
+    report.figure(`query_range limit 100 ${direction} over ~${Math.round(soakLines / 1000)}k lines: ms per query`, median(perQuery), "ms", "< 1", { maxMs: Math.max(...perQuery) });
+  }
 } finally {
   await stopBinary(server.child);
   rmSync(dir, { recursive: true, force: true });

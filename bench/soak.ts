@@ -181,6 +181,8 @@ try {
   report.figure("total", total / elapsed, "req/s", ">= 1840", { errors: failures });
   report.figure("RSS peak", peak / 1024 ** 2, "MB", null, { startMb: rssStart / 1024 ** 2, endMb: rssEnd / 1024 ** 2, secondHalfMinMb: plateau / 1024 ** 2 });
   console.log(`RSS: start ${mb(rssStart)}, peak ${mb(peak)}, end ${mb(rssEnd)}; second half of the run between ${mb(plateau)} and ${mb(Math.max(...tail, rssEnd))} (${samples.length} samples)`);
+  // whether memory is flat: the trajectory, every tenth sample (a sample a second)
+  console.log(`RSS every 10 s (MB): ${samples.filter((_, i) => i % 10 === 9).map((b) => Math.round(b / 1024 ** 2)).join(" ")}`);
   report.save();
 } finally {
   clearInterval(sampler);

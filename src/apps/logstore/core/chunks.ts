@@ -7,10 +7,17 @@ export interface Entry {
   ts: bigint;
   line: string;
   metadata?: Record<string, string> | undefined;
+  /** `ts` as decimal text once known (the push carried it, or it was written out): converting a bigint costs ~0.4 µs */
+  text?: string | undefined;
+}
+
+/** an entry's timestamp as decimal text, remembered on the entry */
+export function tsText(e: Entry): string {
+  return (e.text ??= String(e.ts));
 }
 
 export function encodeChunk(entries: readonly Entry[]): Uint8Array {
-  const rows = entries.map((e) => (e.metadata ? [String(e.ts), e.line, e.metadata] : [String(e.ts), e.line]));
+  const rows = entries.map((e) => (e.metadata ? [tsText(e), e.line, e.metadata] : [tsText(e), e.line]));
   return gzipSync(JSON.stringify(rows), { level: 1 });
 }
 

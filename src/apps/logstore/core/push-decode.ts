@@ -16,6 +16,8 @@ export interface PushEntry {
   ts: bigint;
   line: string;
   metadata?: Record<string, string>;
+  /** `ts` as canonical decimal text, when the body carried it so */
+  text?: string;
 }
 
 export interface PushStream {
@@ -144,6 +146,7 @@ function decodeJson(bytes: Uint8Array, maxBytes: number): PushStream[] {
         }
         // lines are read with jsoniter, which turns a lone surrogate into U+FFFD
         const entry: PushEntry = { ts: parseNanos(ts, `streams[${i}].values[${j}][0]`), line: toWellFormed(line) };
+        if (isCanonicalInteger(ts)) entry.text = ts;
         if (metadata !== undefined && metadata !== null) {
           if (typeof metadata !== "object" || Array.isArray(metadata) || Object.values(metadata).some((x) => typeof x !== "string")) {
             throw bad(`failed to parse JSON push request: streams[${i}].values[${j}][2]: Value looks like object, but can't find closing '}' symbol`);
@@ -155,6 +158,12 @@ function decodeJson(bytes: Uint8Array, maxBytes: number): PushStream[] {
     }
     return { labels, text: labelText(labels), entries };
   });
+}
+
+/** whether digits (already checked) are the text String(BigInt(raw)) gives: no sign but "-", no leading zero */
+function isCanonicalInteger(raw: string): boolean {
+  const d = raw.charCodeAt(raw.charCodeAt(0) === 45 ? 1 : 0);
+  return (d > 48 && d <= 57) || raw === "0";
 }
 
 function parseNanos(raw: string, where: string): bigint {

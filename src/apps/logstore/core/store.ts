@@ -5,8 +5,9 @@
 // the write-ahead log is replayed past what the chunks already hold.
 import type { PGlite } from "@electric-sql/pglite";
 import type { Logger } from "../../../lib/logger.ts";
-import { decodeChunk, encodeChunk, type Entry } from "./chunks.ts";
+import { decodeChunk, encodeChunk, tsText, type Entry } from "./chunks.ts";
 import { streamKey } from "./labels.ts";
+import { mergeLanes, type Run } from "./merge.ts";
 import { openWal, readWal, type Wal, type WalRecord } from "./wal.ts";
 
 export interface ChunkMeta {
@@ -31,8 +32,16 @@ export interface Stream {
   tenant: string;
   labels: Record<string, string>;
   key: string;
-  /** entries in arrival order, not yet in a chunk */
+  /**
+   * entries not yet in a chunk, in time order (equal timestamps in arrival
+   * order) unless `headSorted` is false: then sorted before anything reads it.
+   * Readers hold it only within one event-loop turn (merge.ts copies what a
+   * waiting reader has left), so it is reordered in place.
+   */
   head: Entry[];
+  headSorted: boolean;
+  /** the last entry added to the head (a duplicate of it is dropped) */
+  headLast: Entry | undefined;
   headBytes: number;
   /** oldest and newest timestamp in the head (meaningless while it is empty) */
   headFrom: bigint;
@@ -66,6 +75,8 @@ export interface LogStore {
   stream(tenant: string, labels: Record<string, string>): Promise<Stream>;
   /** appends accepted entries: written ahead, then to the heads */
   append(tenant: string, batch: Array<{ stream: Stream; entries: Entry[] }>): void;
+  /** the stream's time-ordered runs (stored chunks, chunks being written, the head), in rank order for merge.ts */
+  runs(stream: Stream): Run[];
   /**
    * Calls `visit` with the stream's entries in [from, to) in time order
    * (newest first when backward) until it returns false.
@@ -78,6 +89,9 @@ export interface LogStore {
   close(): Promise<void>;
 }
 
+/** line characters of decoded chunks kept in memory (about three times as many bytes once decoded) */
+const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
+
 const cmp = (a: Entry, b: Entry) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
 
 export async function openLogStore(o: StoreOptions): Promise<LogStore> {
@@ -86,7 +100,24 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
   const maxAge = o.chunkMaxAgeMs ?? 5 * 60_000;
   const byTenant = new Map<string, Map<string, Stream>>();
   const byId = new Map<number, Stream>();
-  const decoded = new Map<number, Entry[]>(); // a small cache of decoded chunks
+  // a small cache of decoded chunks, least recently used first: at most 64 chunks and
+  // DECODED_CACHE_BYTES of lines, so memory stays bounded (chunks just written are not put in:
+  // under steady ingest that would fill it with chunks no query reads)
+  const decoded = new Map<number, { entries: Entry[]; bytes: number }>();
+  let decodedBytes = 0;
+  const forget = (id: number) => {
+    const hit = decoded.get(id);
+    if (!hit) return;
+    decoded.delete(id);
+    decodedBytes -= hit.bytes;
+  };
+  const cacheDecoded = (id: number, entries: Entry[]) => {
+    forget(id);
+    const bytes = entries.reduce((n, e) => n + e.line.length, 0);
+    while (decoded.size && (decoded.size >= 64 || decodedBytes + bytes > DECODED_CACHE_BYTES)) forget(decoded.keys().next().value!);
+    decoded.set(id, { entries, bytes });
+    decodedBytes += bytes;
+  };
   let seq = 0;
 
   const remember = (s: Stream) => {
@@ -96,7 +127,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     byId.set(s.id, s);
   };
   const newStream = (id: number, tenant: string, labels: Record<string, string>, key: string): Stream => ({
-    id, tenant, labels, key, head: [], headBytes: 0, headFrom: 0n, headTo: 0n, headStarted: 0, headSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
+    id, tenant, labels, key, head: [], headSorted: true, headLast: undefined, headBytes: 0, headFrom: 0n, headTo: 0n, headStarted: 0, headSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
   });
 
   // what is stored: streams and chunk metadata, and how far each stream's chunks reach in the write-ahead log
@@ -117,12 +148,53 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
 
   const sizeOf = (e: Entry) => e.line.length + (e.metadata ? JSON.stringify(e.metadata).length : 0);
 
+  /** the head in time order */
+  const sortedHead = (s: Stream): Entry[] => {
+    if (!s.headSorted) {
+      s.head.sort(cmp);
+      s.headSorted = true;
+    }
+    return s.head;
+  };
+
   const cut = (s: Stream) => {
     if (!s.head.length) return;
-    const entries = s.head.sort(cmp);
+    const entries = sortedHead(s);
     s.pending.push({ entries, from: entries[0]!.ts, to: entries.at(-1)!.ts, bytes: s.headBytes, lastSeq: s.headSeq, segment: s.headSegment });
     s.head = [];
+    s.headSorted = true;
+    s.headLast = undefined;
     s.headBytes = 0;
+  };
+
+  /**
+   * Keeps the head in time order as entries arrive: in order they are
+   * appended; a little late they are inserted after the entries of their
+   * timestamp (a stable sort's place); far out of order the head is left to
+   * be sorted once when next read, so a shuffled push costs one sort, not a
+   * move per entry.
+   */
+  const INSERT_WITHIN = 1024;
+  const placeInHead = (s: Stream, e: Entry) => {
+    const head = s.head;
+    const n = head.length;
+    if (!s.headSorted || n === 0 || head[n - 1]!.ts <= e.ts) {
+      head.push(e);
+      return;
+    }
+    if (n > INSERT_WITHIN && head[n - INSERT_WITHIN]!.ts > e.ts) {
+      head.push(e);
+      s.headSorted = false;
+      return;
+    }
+    let lo = Math.max(0, n - INSERT_WITHIN);
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (head[mid]!.ts <= e.ts) lo = mid + 1;
+      else hi = mid;
+    }
+    head.splice(lo, 0, e);
   };
 
   let wal: Wal | undefined;
@@ -133,11 +205,12 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     }
     for (const e of entries) {
       // the same timestamp and line again is a silent duplicate, as in the real product
-      const last = s.head.at(-1);
+      const last = s.headLast;
       if (last && last.ts === e.ts && last.line === e.line) continue;
       if (!s.head.length || e.ts < s.headFrom) s.headFrom = e.ts;
       if (!s.head.length || e.ts > s.headTo) s.headTo = e.ts;
-      s.head.push(e);
+      placeInHead(s, e);
+      s.headLast = e;
       s.headBytes += sizeOf(e);
     }
     s.headSeq = recordSeq;
@@ -154,7 +227,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
         const key = streamKey(ws.labels);
         const s = byTenant.get(r.tenant)?.get(key);
         if (!s || r.seq <= (flushedSeq.get(s.id) ?? 0)) continue;
-        addToHead(s, ws.entries.map(([ts, line, metadata]) => ({ ts: BigInt(ts), line, metadata })), r.seq, 0);
+        addToHead(s, ws.entries.map(([ts, line, metadata]) => ({ ts: BigInt(ts), line, metadata, text: ts })), r.seq, 0);
       }
     }
     if (records.length) logger.info("log store replayed its write-ahead log", { records: records.length });
@@ -220,12 +293,28 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
 
   const loadChunk = async (id: number): Promise<Entry[]> => {
     const hit = decoded.get(id);
-    if (hit) return hit;
+    if (hit) {
+      // most recently used last
+      decoded.delete(id);
+      decoded.set(id, hit);
+      return hit.entries;
+    }
     const r = await pg.query<{ data: Uint8Array }>("select data from log_chunks where id = $1", [id]);
     const entries = r.rows[0] ? decodeChunk(r.rows[0].data) : [];
-    if (decoded.size >= 64) decoded.delete(decoded.keys().next().value!);
-    decoded.set(id, entries);
+    cacheDecoded(id, entries);
     return entries;
+  };
+
+  const runsOf = (stream: Stream): Run[] => {
+    const runs: Run[] = stream.chunks.map((c) => ({ from: c.from, to: c.to, load: () => loadChunk(c.id) }));
+    for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => p.entries });
+    const head = stream.head;
+    if (head.length) {
+      // cut since it was listed (a reader waited for a chunk meanwhile): the array is a chunk's now, sorted and fixed
+      runs.push({ from: stream.headFrom, to: stream.headTo, live: true, load: () => (stream.head === head ? sortedHead(stream) : head) });
+    }
+    // runs may overlap in time (out-of-order writes): their rank is their order by oldest entry
+    return runs.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
   };
 
   return {
@@ -253,37 +342,14 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
         tenant,
         streams: batch.map(({ stream, entries }) => ({
           labels: stream.labels,
-          entries: entries.map((e) => (e.metadata ? [String(e.ts), e.line, e.metadata] : [String(e.ts), e.line])),
+          entries: entries.map((e) => (e.metadata ? [tsText(e), e.line, e.metadata] : [tsText(e), e.line])),
         })),
       };
       wal?.append(record);
       for (const { stream, entries } of batch) addToHead(stream, entries, record.seq, wal?.segment ?? 0);
     },
-    async scan(stream, from, to, backward, visit) {
-      const inRange = (e: Entry) => e.ts >= from && e.ts < to;
-      const sources: Array<{ from: bigint; to: bigint; load: () => Promise<Entry[]> | Entry[] }> = [
-        ...stream.chunks.map((c) => ({ from: c.from, to: c.to, load: () => loadChunk(c.id) })),
-        ...stream.pending.map((p) => ({ from: p.from, to: p.to, load: () => p.entries })),
-      ];
-      // the head is copied and sorted only when the range reaches it
-      if (stream.head.length) sources.push({ from: stream.headFrom, to: stream.headTo, load: () => [...stream.head].sort(cmp) });
-      const overlapping = sources.filter((s) => s.to >= from && s.from < to);
-      // sources may overlap in time (out-of-order writes): merge them when they do
-      overlapping.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
-      const groups: Array<typeof overlapping> = [];
-      for (const s of overlapping) {
-        const g = groups.at(-1);
-        if (g && g.some((x) => x.to >= s.from)) g.push(s);
-        else groups.push([s]);
-      }
-      if (backward) groups.reverse();
-      for (const g of groups) {
-        let entries = (await Promise.all(g.map((s) => s.load()))).flat().filter(inRange);
-        if (g.length > 1) entries.sort(cmp);
-        if (backward) entries = entries.reverse();
-        for (const e of entries) if (!visit(e)) return;
-      }
-    },
+    runs: (stream) => runsOf(stream),
+    scan: (stream, from, to, backward, visit) => mergeLanes([{ runs: runsOf(stream) }], from, to, backward, (_, e) => visit(e)),
     flush: (all) => flush(all),
     async deleteChunksBefore(tenant, before) {
       const r = await pg.query<{ id: string; stream_id: number }>(
@@ -293,7 +359,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       for (const row of r.rows) {
         const s = byId.get(row.stream_id);
         if (s) s.chunks = s.chunks.filter((c) => c.id !== Number(row.id));
-        decoded.delete(Number(row.id));
+        forget(Number(row.id));
       }
       return r.rows.length;
     },

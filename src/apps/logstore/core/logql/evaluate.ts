@@ -1,8 +1,9 @@
 // Running a parsed query over the selected streams: log queries give streams
 // of [ts, line] (limit counted across streams, newest first when backward);
 // metric queries give a matrix over steps or a vector at one time.
-import type { Entry } from "../chunks.ts";
+import { tsText, type Entry } from "../chunks.ts";
 import { labelText } from "../push-decode.ts";
+import { mergeLanes } from "../merge.ts";
 import type { LogStore, Stream } from "../store.ts";
 import type { LogQuery, MetricQuery, RangeAggregation, VectorAggregation } from "./parse.ts";
 import { matchesAll, runPipeline } from "./pipeline.ts";
@@ -37,27 +38,33 @@ export interface StreamResult {
   values: Array<[string, string]>;
 }
 
+/**
+ * The first `limit` entries through the pipeline in time order across the
+ * selected streams (newest first when backward), read by a merge that stops
+ * once the answer is decided. Equal timestamps keep stream order. Results are
+ * grouped by output labels in order of first appearance.
+ */
 export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bigint, limit: number, backward: boolean): Promise<StreamResult[]> {
-  const picked: Array<{ labels: Record<string, string>; ts: bigint; line: string }> = [];
-  for (const s of selectStreams(src, q)) {
-    let n = 0;
-    await src.store.scan(s.stream, from, to, backward, (e) => {
-      const p = runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput);
-      if (p) {
-        picked.push({ labels: p.labels, ts: e.ts, line: p.line });
-        n++;
-      }
-      return n < limit;
-    });
-  }
-  picked.sort((a, b) => (a.ts === b.ts ? 0 : (a.ts < b.ts) !== backward ? -1 : 1));
+  const selected = selectStreams(src, q);
   const byStream = new Map<string, StreamResult>();
-  for (const x of picked.slice(0, limit)) {
-    const key = labelText(x.labels);
+  // the output key of a label set: the stream's own labels object is reused while no stage changes it
+  const keys = new Map<Record<string, string>, string>();
+  let taken = 0;
+  if (limit <= 0) return [];
+  await mergeLanes(selected.map((s) => ({ runs: src.store.runs(s.stream) })), from, to, backward, (lane, e) => {
+    const s = selected[lane]!;
+    const p = runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput);
+    if (!p) return true;
+    let key = keys.get(p.labels);
+    if (key === undefined) {
+      key = labelText(p.labels);
+      if (p.labels === s.labels) keys.set(p.labels, key);
+    }
     let r = byStream.get(key);
-    if (!r) byStream.set(key, (r = { stream: x.labels, values: [] }));
-    r.values.push([String(x.ts), x.line]);
-  }
+    if (!r) byStream.set(key, (r = { stream: p.labels, values: [] }));
+    r.values.push([tsText(e), p.line]);
+    return ++taken < limit;
+  });
   return [...byStream.values()];
 }
 

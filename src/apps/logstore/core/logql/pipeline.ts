@@ -87,8 +87,8 @@ function format(template: Template, line: string, p: Processed, maxLength: numbe
  * maxLength caps what one template rendering makes (TEMPLATE_MAX_OUTPUT when absent)
  */
 export function runPipeline(stages: readonly Stage[], line: string, streamLabels: Record<string, string>, maxLength?: number): Processed | undefined {
+  // the stream's labels are copied only once a stage touches labels (no closure: this runs per line)
   let p: Processed | undefined;
-  const labels = () => (p ??= { line, labels: { ...streamLabels } }).labels;
   let current = line;
   for (const s of stages) {
     switch (s.kind) {
@@ -99,7 +99,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
         break;
       }
       case "json": {
-        const l = labels();
+        const l = (p ??= { line, labels: { ...streamLabels } }).labels;
         try {
           const extracted: Record<string, string> = {};
           flattenJson(JSON.parse(current), "", extracted);
@@ -110,7 +110,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
         break;
       }
       case "logfmt": {
-        const l = labels();
+        const l = (p ??= { line, labels: { ...streamLabels } }).labels;
         const extracted: Record<string, string> = {};
         if (!parseLogfmt(current, extracted)) l.__error__ = "LogfmtParserErr";
         for (const [k, v] of Object.entries(extracted)) if (!(k in streamLabels)) l[k] = v;
@@ -118,7 +118,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
       }
       case "regexp": {
         // Loki's regexp parser: named groups of the leftmost match become labels (an unmatched group is "")
-        const l = labels();
+        const l = (p ??= { line, labels: { ...streamLabels } }).labels;
         const m = s.re.exec(current);
         if (m) m.names.forEach((name, i) => {
           if (name !== undefined && !(name in streamLabels)) l[name] = m.groups[i] ?? "";
@@ -126,11 +126,11 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
         break;
       }
       case "labels":
-        if (!labelFilter(s.filter, labels())) return undefined;
+        if (!labelFilter(s.filter, (p ??= { line, labels: { ...streamLabels } }).labels)) return undefined;
         break;
       case "label_format": {
         // every template reads the labels as they were before the stage; a rename needs its source
-        const l = labels();
+        const l = (p ??= { line, labels: { ...streamLabels } }).labels;
         const data = { ...l };
         for (const f of s.formats) {
           if ("rename" in f) {
@@ -150,7 +150,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
         break;
       }
       case "line_format":
-        labels();
+        p ??= { line, labels: { ...streamLabels } };
         current = format(s.compiled, current, p!, maxLength);
         break;
     }
