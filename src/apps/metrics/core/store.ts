@@ -7,11 +7,11 @@ import { ApiError } from "../../../lib/errors.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
-import { cutChunk, openSamples, seriesKey, TenantHead, type HeadSeries } from "./head.ts";
+import { cutChunk, openMirror, openSamples, releaseMirror, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SeriesSamples } from "./types.ts";
-import { decodeXorChunk } from "./xor-chunk.ts";
+import { decodeXorChunkBits, xorChunkSamples } from "./xor-chunk.ts";
 
 export interface MetricsStoreOptions {
   pg: PGlite;
@@ -244,7 +244,10 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   for (const c of chunks) flushed.set(c.series, Math.max(flushed.get(c.series) ?? 0, c.index + 1));
   for (const { s } of newSeries) s.persisted = true;
   for (const [s, n] of flushed) {
-    for (const chunk of s.closed.slice(0, n)) if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
+    for (const chunk of s.closed.slice(0, n)) {
+      if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
+      releaseMirror(chunk.mirror);
+    }
     s.closed.splice(0, n);
     if (s.closed.length === 0 && openSamples(s) === 0) s.walSegment = 0;
   }
@@ -254,6 +257,7 @@ const clampTime = (ms: number): number => Math.min(Number.MAX_SAFE_INTEGER, Math
 
 function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, budget: QueryBudget): SampleQuerier {
   return {
+    sortsSeries: true,
     async select(matchers: Matcher[], anyMint: number, anyMaxt: number): Promise<SeriesSamples[]> {
       if (!h) return [];
       // whole ms within what JavaScript and a bigint column both hold: an @ or offset
@@ -261,16 +265,15 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       const mint = clampTime(Math.floor(anyMint));
       const maxt = clampTime(Math.ceil(anyMaxt));
       if (Number.isNaN(mint) || Number.isNaN(maxt) || maxt < mint) return [];
-      const matched = h.select(matchers).filter((s) => s.firstT <= maxt && s.lastT >= mint);
+      // in label order, as Prometheus's Select(sortSeries=true)
+      const matched = h.sortByLabels(h.select(matchers).filter((s) => s.firstT <= maxt && s.lastT >= mint));
       budget.series += matched.length;
       if (budget.maxSeries > 0 && budget.series > budget.maxSeries) throw seriesLimitError(budget.maxSeries);
-      // snapshot the head part first: a flush may move it to the database meanwhile (duplicates are skipped below)
-      const headParts = matched.map((s) => ({
-        closed: s.closed.filter((c) => c.maxT >= mint && c.minT <= maxt),
-        open: openSamples(s) && s.lastT >= mint && s.openMinT <= maxt ? s.open!.bytes() : undefined,
-      }));
+      // the head part is decoded first: a flush may move it to the database meanwhile (duplicates are skipped below)
+      const fromHead = decodeHead(matched, mint, maxt, budget);
       const fromDb = new Map<number, Uint8Array[]>();
-      const inDb = matched.filter((s) => s.persistedMaxT >= mint).map((s) => s.id);
+      const inDb: number[] = [];
+      for (const s of matched) if (s.persistedMaxT >= mint) inDb.push(s.id);
       if (inDb.length) {
         const rows = await pg.query<{ series_id: number; data: Uint8Array }>(
           "select series_id, data from metrics_chunks where tenant = $1 and series_id = any($2::int[]) and max_t >= $3 and min_t <= $4 order by series_id, min_t",
@@ -283,62 +286,171 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
           list.push(r.data);
         }
       }
-      if (budget.maxChunkBytes > 0) {
-        for (const part of headParts) {
-          for (const c of part.closed) budget.chunkBytes += c.data.length;
-          // the open chunk counts whole when it overlaps, as head chunks count
-          if (part.open) budget.chunkBytes += part.open.length;
-        }
-      }
       if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
 
-      // decoding is counted against max samples as it goes, and yields now and then so other requests run
+      // counted against max samples as it goes, yielding now and then so other requests run
       const out: SeriesSamples[] = [];
       const slicer = createTimeSlicer(QUERY_SLICE_MS);
       for (let i = 0; i < matched.length; i++) {
         const s = matched[i]!;
-        const part = headParts[i]!;
-        const chunks = [...(fromDb.get(s.id) ?? []), ...part.closed.map((c) => c.data), ...(part.open ? [part.open] : [])];
-        const samples = mergeChunks(chunks.map(decodeXorChunk), mint, maxt);
+        const dbChunks = fromDb.get(s.id);
+        const samples = dbChunks ? mergeWithDb(dbChunks, fromHead, i, mint, maxt) : headSamples(fromHead, i);
         holdSamples(budget, samples.t.length);
-        if (samples.t.length) out.push({ labels: s.labels, ...samples });
-        checkDeadline(budget);
-        await slicer.pause();
+        if (samples.t.length) out.push({ labels: s.labels, t: samples.t, v: samples.v, stale: samples.stale });
+        if ((i & 63) === 63) {
+          checkDeadline(budget);
+          await slicer.pause();
+        }
       }
+      checkDeadline(budget);
       return out;
     },
   };
 }
 
 /**
- * The samples of consecutive chunks within [mint, maxt], each timestamp once
- * (a chunk being flushed may be read from both the head and the database).
- * Values are copied as bits, so stale markers keep their NaN payload on every
- * runtime.
+ * The head's samples of the matched series in [mint, maxt], decoded at once
+ * into one pair of buffers (no copy of the open chunk, no arrays per chunk):
+ * series i's are [from[i], to[i]). A head series' chunks follow each other in
+ * time without overlap, so each series' samples are one run.
  */
-export function mergeChunks(chunks: Array<{ t: Float64Array; v: Float64Array }>, mint: number, maxt: number): { t: Float64Array; v: Float64Array } {
-  const ranges: Array<{ c: { t: Float64Array; v: Float64Array }; from: number; to: number }> = [];
-  let last = -Infinity;
+interface HeadDecoded {
+  t: Float64Array;
+  v: Float64Array;
+  bits: Uint32Array;
+  from: Int32Array;
+  to: Int32Array;
+}
+
+function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: QueryBudget): HeadDecoded {
   let total = 0;
-  for (const c of chunks) {
-    let from = 0;
-    while (from < c.t.length && (c.t[from]! < mint || c.t[from]! <= last)) from++;
-    let to = from;
-    while (to < c.t.length && c.t[to]! <= maxt) to++;
-    if (to > from) {
-      ranges.push({ c, from, to });
-      total += to - from;
-      last = c.t[to - 1]!;
+  for (const s of matched) {
+    for (const c of s.closed) {
+      if (c.maxT < mint || c.minT > maxt) continue;
+      total += c.mirror ? inWindow(c.mirror, mint, maxt) : c.samples;
+      budget.chunkBytes += c.data.length;
+    }
+    // the open chunk counts whole when it overlaps, as head chunks count
+    if (openSamples(s) && s.lastT >= mint && s.openMinT <= maxt) {
+      const m = openMirror(s);
+      total += m ? inWindow(m, mint, maxt) : s.open!.count;
+      budget.chunkBytes += s.open!.byteLength;
     }
   }
-  const t = new Float64Array(total);
-  const v = new Float64Array(total);
-  const vWords = new Uint32Array(v.buffer);
+  if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
+  // typed arrays over buffers made here: reading .buffer of one made by length is slow on JavaScriptCore
+  const tBuf = new ArrayBuffer(total * 8);
+  const vBuf = new ArrayBuffer(total * 8);
+  const t = new Float64Array(tBuf);
+  const bits = new Uint32Array(vBuf);
+  const from = new Int32Array(matched.length);
+  const to = new Int32Array(matched.length);
   let at = 0;
-  for (const { c, from, to } of ranges) {
-    t.set(c.t.subarray(from, to), at);
-    vWords.set(new Uint32Array(c.v.buffer, c.v.byteOffset + from * 8, (to - from) * 2), at * 2);
-    at += to - from;
+  for (let i = 0; i < matched.length; i++) {
+    const s = matched[i]!;
+    const first = at;
+    for (const c of s.closed) {
+      if (c.maxT < mint || c.minT > maxt) continue;
+      at = c.mirror ? copyWindow(c.mirror, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
+    }
+    if (openSamples(s) && s.lastT >= mint && s.openMinT <= maxt) {
+      at = s.mirror ? copyWindow(s.mirror, mint, maxt, t, bits, at) : at + s.open!.decodeInto(t, bits, at);
+    }
+    // decoded chunks may reach past the window at either end
+    let lo = first;
+    while (lo < at && t[lo]! < mint) lo++;
+    let hi = at;
+    while (hi > lo && t[hi - 1]! > maxt) hi--;
+    from[i] = lo;
+    to[i] = hi;
   }
-  return { t, v };
+  return { t, v: new Float64Array(vBuf), bits, from, to };
+}
+
+/** index of the first of a mirror's samples at or after `time` */
+function firstAtOrAfter(m: Mirror, time: number): number {
+  let lo = 0;
+  let hi = m.n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (m.t[mid]! < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** how many of a mirror's samples are in [mint, maxt] */
+function inWindow(m: Mirror, mint: number, maxt: number): number {
+  return firstAtOrAfter(m, maxt + 1) - firstAtOrAfter(m, mint);
+}
+
+/** copies a mirror's samples in [mint, maxt] to t and bits from `at`; returns the index after them */
+function copyWindow(m: Mirror, mint: number, maxt: number, t: Float64Array, bits: Uint32Array, at: number): number {
+  const end = firstAtOrAfter(m, maxt + 1);
+  const src = m.bits;
+  for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
+    t[at] = m.t[k]!;
+    bits[2 * at] = src[2 * k]!;
+    bits[2 * at + 1] = src[2 * k + 1]!;
+  }
+  return at;
+}
+
+const STALE_WORD_HI = WORD_HI;
+
+/** Prometheus's stale markers among samples [lo, hi) of value bits, as a mask; null when none */
+function staleIn(bits: Uint32Array, lo: number, hi: number): Uint8Array | null {
+  let mask: Uint8Array | null = null;
+  for (let i = lo; i < hi; i++) {
+    if (bits[2 * i + STALE_WORD_HI] === STALE_HI && bits[2 * i + 1 - STALE_WORD_HI] === STALE_LO) (mask ??= new Uint8Array(hi - lo))[i - lo] = 1;
+  }
+  return mask;
+}
+
+type Decoded = Pick<SeriesSamples, "t" | "v" | "stale">;
+
+function headSamples(d: HeadDecoded, i: number): Decoded {
+  const lo = d.from[i]!;
+  const n = d.to[i]! - lo;
+  return {
+    t: new Float64Array(d.t.buffer, lo * 8, n),
+    v: new Float64Array(d.v.buffer, lo * 8, n),
+    stale: staleIn(d.bits, lo, lo + n),
+  };
+}
+
+/**
+ * The samples of a series with chunks in the database too: those first, then
+ * the head's, within [mint, maxt], each timestamp once (a chunk being flushed
+ * may be read from both). Values are copied as bits, so stale markers keep
+ * their NaN payload on every runtime.
+ */
+function mergeWithDb(dbChunks: Uint8Array[], head: HeadDecoded, i: number, mint: number, maxt: number): Decoded {
+  let total = head.to[i]! - head.from[i]!;
+  for (const c of dbChunks) total += xorChunkSamples(c);
+  const tBuf = new ArrayBuffer(total * 8);
+  const vBuf = new ArrayBuffer(total * 8);
+  const t = new Float64Array(tBuf);
+  const bits = new Uint32Array(vBuf);
+  let at = 0;
+  for (const c of dbChunks) at += decodeXorChunkBits(c, t, bits, at);
+  // the head's run after the database's
+  for (let k = head.from[i]!; k < head.to[i]!; k++, at++) {
+    t[at] = head.t[k]!;
+    bits[2 * at] = head.bits[2 * k]!;
+    bits[2 * at + 1] = head.bits[2 * k + 1]!;
+  }
+  // in place: keep [mint, maxt], each timestamp once, in the order read
+  let n = 0;
+  let last = -Infinity;
+  for (let k = 0; k < at; k++) {
+    const tk = t[k]!;
+    if (tk < mint || tk > maxt || tk <= last) continue;
+    last = tk;
+    t[n] = tk;
+    bits[2 * n] = bits[2 * k]!;
+    bits[2 * n + 1] = bits[2 * k + 1]!;
+    n++;
+  }
+  return { t: new Float64Array(tBuf, 0, n), v: new Float64Array(vBuf, 0, n), stale: staleIn(bits, 0, n) };
 }

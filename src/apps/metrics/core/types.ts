@@ -19,10 +19,17 @@ export interface SeriesSamples {
   labels: Labels;
   t: ArrayLike<number>;
   v: ArrayLike<number>;
+  /**
+   * 1 where the sample is a stale marker, null when the querier found none;
+   * absent when it did not look (PromQL then reads v's bits)
+   */
+  stale?: Uint8Array | null;
 }
 
 /** what PromQL reads: one tenant's data, with the query's limits applied */
 export interface SampleQuerier {
+  /** select returns series sorted by their labels (Prometheus's Select with sortSeries), so PromQL need not sort them */
+  readonly sortsSeries?: boolean;
   /**
    * every series matching all matchers with its samples in [mint, maxt]
    * (inclusive, ms); series with no sample in the range are left out. Limits

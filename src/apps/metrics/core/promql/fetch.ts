@@ -84,11 +84,11 @@ export async function fetchData(q: SampleQuerier, expr: Expr, times: QueryTimes)
   windows.forEach(([sel], i) => {
     const series: RawSeries[] = results[i]!.map((s) => {
       const raw: RawSeries = { labels: s.labels, t: s.t, v: s.v };
-      const stale = staleMask(s.v);
+      const stale = s.stale === undefined ? staleMask(s.v) : s.stale;
       if (stale) raw.stale = stale;
       return raw;
     });
-    data.set(sel, sortByLabels(series, (s) => s.labels));
+    data.set(sel, q.sortsSeries ? series : sortByLabels(series, (s) => s.labels));
   });
   return data;
 }
