@@ -6,7 +6,7 @@
 import { immutableLabels } from "./labels-memo.ts";
 import { matcherPredicate } from "./matchers.ts";
 import type { Labels, Matcher } from "./types.ts";
-import { LITTLE_ENDIAN, XorAppender } from "./xor-chunk.ts";
+import { decodeXorChunkBits, LITTLE_ENDIAN, XorAppender } from "./xor-chunk.ts";
 
 export const CHUNK_SAMPLES = 120;
 
@@ -55,12 +55,28 @@ export const mirrorBytesInUse = () => mirrorBytes;
 export function openMirror(s: HeadSeries): Mirror | undefined {
   if (s.mirror) return s.mirror;
   const open = s.open;
-  if (!open || open.count === 0 || mirrorBytes + MIRROR_BYTES > MIRROR_BUDGET) return undefined;
-  mirrorBytes += MIRROR_BYTES;
-  const vBuf = new ArrayBuffer(CHUNK_SAMPLES * 8);
-  const m: Mirror = { t: new Float64Array(new ArrayBuffer(CHUNK_SAMPLES * 8)), v: new Float64Array(vBuf), bits: new Uint32Array(vBuf), n: 0 };
-  m.n = open.decodeInto(m.t, m.bits, 0);
+  if (!open || open.count === 0) return undefined;
+  const m = newMirror();
+  if (m) m.n = open.decodeInto(m.t, m.bits, 0);
   return (s.mirror = m);
+}
+
+/** an empty mirror, counted against the budget; undefined when the budget is spent */
+function newMirror(): Mirror | undefined {
+  if (mirrorBytes + MIRROR_BYTES > MIRROR_BUDGET) return undefined;
+  mirrorBytes += MIRROR_BYTES;
+  // typed arrays over buffers made here: reading .buffer of one made by length is slow on JavaScriptCore
+  const vBuf = new ArrayBuffer(CHUNK_SAMPLES * 8);
+  return { t: new Float64Array(new ArrayBuffer(CHUNK_SAMPLES * 8)), v: new Float64Array(vBuf), bits: new Uint32Array(vBuf), n: 0 };
+}
+
+/** a closed chunk's mirror, made now (decoding it once) when there is none and the budget allows */
+export function closedMirror(c: ClosedChunk): Mirror | undefined {
+  if (c.mirror) return c.mirror;
+  if (c.samples > CHUNK_SAMPLES) return undefined;
+  const m = newMirror();
+  if (m) m.n = decodeXorChunkBits(c.data, m.t, m.bits, 0);
+  return (c.mirror = m);
 }
 
 /** gives a mirror's bytes back to the budget */
@@ -81,6 +97,11 @@ export interface HeadSeries {
   openedAt: number;
   /** encoded chunks not yet in the database */
   closed: ClosedChunk[];
+  /**
+   * chunks already in the database kept in memory too while recent
+   * (KEEP_FLUSHED_MS): queries of recent data need no database read
+   */
+  flushed: ClosedChunk[];
   /** newest sample (-Infinity before the first) */
   lastT: number;
   lastV: number;
@@ -152,7 +173,7 @@ export class TenantHead {
     immutableLabels(labels);
     const s: HeadSeries = {
       id: sid, labels, metric: labels.__name__ ?? "", key,
-      open: undefined, openMinT: 0, openedAt: 0, closed: [],
+      open: undefined, openMinT: 0, openedAt: 0, closed: [], flushed: [],
       lastT: -Infinity, lastV: 0, lastStale: false, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
       lastSeen: 0, active: false, walSegment: 0, rank: -1,
     };
@@ -319,6 +340,8 @@ export class TenantHead {
       releaseMirror(s.mirror);
       s.mirror = undefined;
       for (const c of s.closed) releaseMirror(c.mirror);
+      for (const c of s.flushed) releaseMirror(c.mirror);
+      s.flushed = [];
     }
     this.ordered = undefined;
     this.allIds = this.allIds.filter((id) => !ids.has(id));
@@ -349,6 +372,28 @@ function compareSeries(a: HeadSeries, b: HeadSeries): number {
   const n = Math.min(x.length, y.length);
   for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
   return x.length - y.length;
+}
+
+/**
+ * how long chunks written to the database stay in memory as well, behind the
+ * tenant's newest sample (dropped at the next write after): the windows of rate() and the lookback of recent
+ * queries are read from memory
+ */
+export const KEEP_FLUSHED_MS = 10 * 60_000;
+
+/** the oldest time from which on all of a series' samples are in memory (Infinity: none are) */
+export function inMemoryFrom(s: HeadSeries): number {
+  const c = s.flushed[0] ?? s.closed[0];
+  if (c) return c.minT;
+  return openSamples(s) ? s.openMinT : Infinity;
+}
+
+
+/** forgets in-memory copies of written chunks whose newest sample is before `cutoff` */
+export function dropFlushedBefore(s: HeadSeries, cutoff: number): void {
+  let n = 0;
+  while (n < s.flushed.length && s.flushed[n]!.maxT < cutoff) releaseMirror(s.flushed[n++]!.mirror);
+  if (n) s.flushed.splice(0, n);
 }
 
 /** samples in the open chunk */

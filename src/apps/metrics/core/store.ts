@@ -7,7 +7,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
-import { cutChunk, openMirror, openSamples, releaseMirror, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
+import { closedMirror, cutChunk, dropFlushedBefore, inMemoryFrom, KEEP_FLUSHED_MS, openMirror, openSamples, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SeriesSamples } from "./types.ts";
@@ -125,6 +125,8 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       }
       for (const [tenant, h] of heads) {
         for (const s of h.byId.values()) {
+          // what retention deleted is not read from memory either
+          dropFlushedBefore(s, cutoff);
           if (s.firstT < cutoff) s.firstT = cutoff;
           if (s.persistedMaxT < cutoff) s.persistedMaxT = -Infinity;
         }
@@ -207,6 +209,7 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   const newSeries: Array<{ tenant: string; s: HeadSeries }> = [];
   for (const h of heads) {
     for (const s of h.byId.values()) {
+      if (s.flushed.length) dropFlushedBefore(s, h.maxT - KEEP_FLUSHED_MS);
       if (openSamples(s) && (all || now - s.openedAt >= maxAge)) cutChunk(s);
       if (s.closed.length === 0) continue;
       if (!s.persisted) newSeries.push({ tenant: h.tenant, s });
@@ -244,11 +247,9 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   for (const c of chunks) flushed.set(c.series, Math.max(flushed.get(c.series) ?? 0, c.index + 1));
   for (const { s } of newSeries) s.persisted = true;
   for (const [s, n] of flushed) {
-    for (const chunk of s.closed.slice(0, n)) {
-      if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
-      releaseMirror(chunk.mirror);
-    }
-    s.closed.splice(0, n);
+    const written = s.closed.splice(0, n);
+    for (const chunk of written) if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
+    s.flushed.push(...written);
     if (s.closed.length === 0 && openSamples(s) === 0) s.walSegment = 0;
   }
 }
@@ -273,7 +274,8 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       const fromHead = decodeHead(matched, mint, maxt, budget);
       const fromDb = new Map<number, Uint8Array[]>();
       const inDb: number[] = [];
-      for (const s of matched) if (s.persistedMaxT >= mint) inDb.push(s.id);
+      // only what memory no longer holds is read from the database
+      for (const s of matched) if (s.persistedMaxT >= mint && mint < inMemoryFrom(s)) inDb.push(s.id);
       if (inDb.length) {
         const rows = await pg.query<{ series_id: number; data: Uint8Array }>(
           "select series_id, data from metrics_chunks where tenant = $1 and series_id = any($2::int[]) and max_t >= $3 and min_t <= $4 order by series_id, min_t",
@@ -325,10 +327,13 @@ interface HeadDecoded {
 function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: QueryBudget): HeadDecoded {
   let total = 0;
   for (const s of matched) {
-    for (const c of s.closed) {
-      if (c.maxT < mint || c.minT > maxt) continue;
-      total += c.mirror ? inWindow(c.mirror, mint, maxt) : c.samples;
-      budget.chunkBytes += c.data.length;
+    for (const list of [s.flushed, s.closed]) {
+      for (const c of list) {
+        if (c.maxT < mint || c.minT > maxt) continue;
+        const m = closedMirror(c);
+        total += m ? inWindow(m, mint, maxt) : c.samples;
+        budget.chunkBytes += c.data.length;
+      }
     }
     // the open chunk counts whole when it overlaps, as head chunks count
     if (openSamples(s) && s.lastT >= mint && s.openMinT <= maxt) {
@@ -349,9 +354,11 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
   for (let i = 0; i < matched.length; i++) {
     const s = matched[i]!;
     const first = at;
-    for (const c of s.closed) {
-      if (c.maxT < mint || c.minT > maxt) continue;
-      at = c.mirror ? copyWindow(c.mirror, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
+    for (const list of [s.flushed, s.closed]) {
+      for (const c of list) {
+        if (c.maxT < mint || c.minT > maxt) continue;
+        at = c.mirror ? copyWindow(c.mirror, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
+      }
     }
     if (openSamples(s) && s.lastT >= mint && s.openMinT <= maxt) {
       at = s.mirror ? copyWindow(s.mirror, mint, maxt, t, bits, at) : at + s.open!.decodeInto(t, bits, at);
