@@ -7,7 +7,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
-import { closedMirror, cutChunk, dropFlushedBefore, inMemoryFrom, KEEP_FLUSHED_MS, openMirror, openSamples, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
+import { closedMirror, cutChunk, type ClosedChunk, dropFlushedBefore, inMemoryFrom, KEEP_FLUSHED_MS, openMirror, openSamples, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SeriesSamples } from "./types.ts";
@@ -296,7 +296,7 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       for (let i = 0; i < matched.length; i++) {
         const s = matched[i]!;
         const dbChunks = fromDb.get(s.id);
-        const samples = dbChunks ? mergeWithDb(dbChunks, fromHead, i, mint, maxt) : headSamples(fromHead, i);
+        const samples = dbChunks ? mergeWithDb(dbChunks, fromHead[i]!, mint, maxt) : fromHead[i]!;
         holdSamples(budget, samples.t.length);
         if (samples.t.length) out.push({ labels: s.labels, t: samples.t, v: samples.v, stale: samples.stale });
         if ((i & 63) === 63) {
@@ -310,68 +310,107 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
   };
 }
 
-/**
- * The head's samples of the matched series in [mint, maxt], decoded at once
- * into one pair of buffers (no copy of the open chunk, no arrays per chunk):
- * series i's are [from[i], to[i]). A head series' chunks follow each other in
- * time without overlap, so each series' samples are one run.
- */
-interface HeadDecoded {
-  t: Float64Array;
-  v: Float64Array;
-  bits: Uint32Array;
-  from: Int32Array;
-  to: Int32Array;
+type Decoded = Pick<SeriesSamples, "t" | "v" | "stale">;
+
+/** the head chunks of a series a window [mint, maxt] overlaps, oldest first, in time order without overlap */
+function forEachHeadChunk(s: HeadSeries, mint: number, maxt: number, each: (c: ClosedChunk) => void): void {
+  for (const c of s.flushed) if (c.maxT >= mint && c.minT <= maxt) each(c);
+  for (const c of s.closed) if (c.maxT >= mint && c.minT <= maxt) each(c);
 }
 
-function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: QueryBudget): HeadDecoded {
-  let total = 0;
-  for (const s of matched) {
-    for (const list of [s.flushed, s.closed]) {
-      for (const c of list) {
-        if (c.maxT < mint || c.minT > maxt) continue;
+const openOverlaps = (s: HeadSeries, mint: number, maxt: number) => openSamples(s) > 0 && s.lastT >= mint && s.openMinT <= maxt;
+
+/**
+ * The head's samples of the matched series in [mint, maxt]. A series whose
+ * chunks all have mirrors (the usual case for recent data, once queried) is
+ * copied from them, only the samples in the window, into two small arrays
+ * of its own; the others are decoded at once into one pair of buffers shared
+ * by them and viewed from there.
+ */
+function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: QueryBudget): Decoded[] {
+  const count = new Int32Array(matched.length);
+  const direct = new Uint8Array(matched.length);
+  let shared = 0;
+  let bytes = 0;
+  for (let i = 0; i < matched.length; i++) {
+    const s = matched[i]!;
+    let n = 0;
+    let all = 1;
+    // the common case without a callback: no chunk but the open one
+    if (s.flushed.length || s.closed.length) {
+      forEachHeadChunk(s, mint, maxt, (c) => {
         const m = closedMirror(c);
-        total += m ? inWindow(m, mint, maxt) : c.samples;
-        budget.chunkBytes += c.data.length;
-      }
+        n += m ? inWindow(m, mint, maxt) : c.samples;
+        if (!m) all = 0;
+        bytes += c.data.length;
+      });
     }
     // the open chunk counts whole when it overlaps, as head chunks count
-    if (openSamples(s) && s.lastT >= mint && s.openMinT <= maxt) {
+    if (openOverlaps(s, mint, maxt)) {
       const m = openMirror(s);
-      total += m ? inWindow(m, mint, maxt) : s.open!.count;
-      budget.chunkBytes += s.open!.byteLength;
+      n += m ? inWindow(m, mint, maxt) : s.open!.count;
+      if (!m) all = 0;
+      bytes += s.open!.byteLength;
     }
+    count[i] = n;
+    direct[i] = all;
+    if (!all) shared += n;
   }
+  budget.chunkBytes += bytes;
   if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
   // typed arrays over buffers made here: reading .buffer of one made by length is slow on JavaScriptCore
-  const tBuf = new ArrayBuffer(total * 8);
-  const vBuf = new ArrayBuffer(total * 8);
+  const tBuf = new ArrayBuffer(shared * 8);
+  const vBuf = new ArrayBuffer(shared * 8);
   const t = new Float64Array(tBuf);
   const bits = new Uint32Array(vBuf);
-  const from = new Int32Array(matched.length);
-  const to = new Int32Array(matched.length);
+  const out: Decoded[] = new Array(matched.length);
   let at = 0;
   for (let i = 0; i < matched.length; i++) {
     const s = matched[i]!;
+    if (direct[i]) {
+      out[i] = fromMirrors(s, count[i]!, mint, maxt);
+      continue;
+    }
     const first = at;
-    for (const list of [s.flushed, s.closed]) {
-      for (const c of list) {
-        if (c.maxT < mint || c.minT > maxt) continue;
-        at = c.mirror ? copyWindow(c.mirror, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
-      }
-    }
-    if (openSamples(s) && s.lastT >= mint && s.openMinT <= maxt) {
-      at = s.mirror ? copyWindow(s.mirror, mint, maxt, t, bits, at) : at + s.open!.decodeInto(t, bits, at);
-    }
+    forEachHeadChunk(s, mint, maxt, (c) => {
+      at = c.mirror ? copyWindow(c.mirror, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
+    });
+    if (openOverlaps(s, mint, maxt)) at = s.mirror ? copyWindow(s.mirror, mint, maxt, t, bits, at) : at + s.open!.decodeInto(t, bits, at);
     // decoded chunks may reach past the window at either end
     let lo = first;
     while (lo < at && t[lo]! < mint) lo++;
     let hi = at;
     while (hi > lo && t[hi - 1]! > maxt) hi--;
-    from[i] = lo;
-    to[i] = hi;
+    out[i] = { t: new Float64Array(tBuf, lo * 8, hi - lo), v: new Float64Array(vBuf, lo * 8, hi - lo), stale: staleIn(bits, lo, hi) };
   }
-  return { t, v: new Float64Array(vBuf), bits, from, to };
+  return out;
+}
+
+/**
+ * a series' n samples in [mint, maxt] from its chunks' mirrors. The values are
+ * copied as numbers (a stale marker's NaN payload does not survive that on
+ * every runtime): stale markers are found from the mirrors' bits on the way.
+ */
+function fromMirrors(s: HeadSeries, n: number, mint: number, maxt: number): Decoded {
+  const t = new Float64Array(n);
+  const v = new Float64Array(n);
+  let stale: Uint8Array | null = null;
+  let at = 0;
+  const copy = (m: Mirror) => {
+    const end = firstAtOrAfter(m, maxt + 1);
+    const mt = m.t;
+    const mv = m.v;
+    const mb = m.bits;
+    for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
+      t[at] = mt[k]!;
+      v[at] = mv[k]!;
+      if (mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (stale ??= new Uint8Array(n))[at] = 1;
+    }
+  };
+  for (const c of s.flushed) if (c.maxT >= mint && c.minT <= maxt) copy(c.mirror!);
+  for (const c of s.closed) if (c.maxT >= mint && c.minT <= maxt) copy(c.mirror!);
+  if (openOverlaps(s, mint, maxt)) copy(s.mirror!);
+  return { t, v, stale };
 }
 
 /** index of the first of a mirror's samples at or after `time` */
@@ -403,27 +442,13 @@ function copyWindow(m: Mirror, mint: number, maxt: number, t: Float64Array, bits
   return at;
 }
 
-const STALE_WORD_HI = WORD_HI;
-
 /** Prometheus's stale markers among samples [lo, hi) of value bits, as a mask; null when none */
 function staleIn(bits: Uint32Array, lo: number, hi: number): Uint8Array | null {
   let mask: Uint8Array | null = null;
   for (let i = lo; i < hi; i++) {
-    if (bits[2 * i + STALE_WORD_HI] === STALE_HI && bits[2 * i + 1 - STALE_WORD_HI] === STALE_LO) (mask ??= new Uint8Array(hi - lo))[i - lo] = 1;
+    if (bits[2 * i + WORD_HI] === STALE_HI && bits[2 * i + 1 - WORD_HI] === STALE_LO) (mask ??= new Uint8Array(hi - lo))[i - lo] = 1;
   }
   return mask;
-}
-
-type Decoded = Pick<SeriesSamples, "t" | "v" | "stale">;
-
-function headSamples(d: HeadDecoded, i: number): Decoded {
-  const lo = d.from[i]!;
-  const n = d.to[i]! - lo;
-  return {
-    t: new Float64Array(d.t.buffer, lo * 8, n),
-    v: new Float64Array(d.v.buffer, lo * 8, n),
-    stale: staleIn(d.bits, lo, lo + n),
-  };
 }
 
 /**
@@ -432,20 +457,23 @@ function headSamples(d: HeadDecoded, i: number): Decoded {
  * may be read from both). Values are copied as bits, so stale markers keep
  * their NaN payload on every runtime.
  */
-function mergeWithDb(dbChunks: Uint8Array[], head: HeadDecoded, i: number, mint: number, maxt: number): Decoded {
-  let total = head.to[i]! - head.from[i]!;
+function mergeWithDb(dbChunks: Uint8Array[], head: Decoded, mint: number, maxt: number): Decoded {
+  let total = head.t.length;
   for (const c of dbChunks) total += xorChunkSamples(c);
   const tBuf = new ArrayBuffer(total * 8);
   const vBuf = new ArrayBuffer(total * 8);
   const t = new Float64Array(tBuf);
+  const v = new Float64Array(vBuf);
   const bits = new Uint32Array(vBuf);
   let at = 0;
   for (const c of dbChunks) at += decodeXorChunkBits(c, t, bits, at);
-  // the head's run after the database's
-  for (let k = head.from[i]!; k < head.to[i]!; k++, at++) {
+  // the head's samples after the database's: values as numbers, stale markers written as their bits
+  for (let k = 0; k < head.t.length; k++, at++) {
     t[at] = head.t[k]!;
-    bits[2 * at] = head.bits[2 * k]!;
-    bits[2 * at + 1] = head.bits[2 * k + 1]!;
+    if (head.stale && head.stale[k] === 1) {
+      bits[2 * at + WORD_HI] = STALE_HI;
+      bits[2 * at + 1 - WORD_HI] = STALE_LO;
+    } else v[at] = head.v[k]!;
   }
   // in place: keep [mint, maxt], each timestamp once, in the order read
   let n = 0;
