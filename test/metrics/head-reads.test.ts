@@ -60,6 +60,13 @@ const QUERIES = [
   "last_over_time(c[2m])",
   "sum by (job) (rate(c[1m]))",
   "c[2m]",
+  // instant selectors at one time read only each series' newest sample (SelectHints.lastOnly)
+  "c offset 1m",
+  `c @ ${(T0 + 300_000) / 1000}`,
+  "timestamp(c)",
+  "c - c offset 30s",
+  // under a subquery they are evaluated at many times
+  "max_over_time(c[5m:1m])",
 ];
 
 async function withStore(run: (twin: Twin, now: { t: number }) => Promise<void>): Promise<void> {

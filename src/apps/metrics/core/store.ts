@@ -10,7 +10,7 @@ import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segm
 import { closedMirror, cutChunk, type ClosedChunk, dropFlushedBefore, inMemoryFrom, KEEP_FLUSHED_MS, openMirror, openSamples, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
-import type { Labels, Matcher, SampleQuerier, SeriesSamples } from "./types.ts";
+import type { Labels, Matcher, SampleQuerier, SelectHints, SeriesSamples } from "./types.ts";
 import { decodeXorChunkBits, xorChunkSamples } from "./xor-chunk.ts";
 
 export interface MetricsStoreOptions {
@@ -259,7 +259,8 @@ const clampTime = (ms: number): number => Math.min(Number.MAX_SAFE_INTEGER, Math
 function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, budget: QueryBudget): SampleQuerier {
   return {
     sortsSeries: true,
-    async select(matchers: Matcher[], anyMint: number, anyMaxt: number): Promise<SeriesSamples[]> {
+    async select(matchers: Matcher[], anyMint: number, anyMaxt: number, hints?: SelectHints): Promise<SeriesSamples[]> {
+      const lastOnly = hints?.lastOnly === true;
       if (!h) return [];
       // whole ms within what JavaScript and a bigint column both hold: an @ or offset
       // far beyond any sample must select nothing, never fail the database query
@@ -271,7 +272,7 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       budget.series += matched.length;
       if (budget.maxSeries > 0 && budget.series > budget.maxSeries) throw seriesLimitError(budget.maxSeries);
       // the head part is decoded first: a flush may move it to the database meanwhile (duplicates are skipped below)
-      const fromHead = decodeHead(matched, mint, maxt, budget);
+      const fromHead = decodeHead(matched, mint, maxt, budget, lastOnly);
       const fromDb = new Map<number, Uint8Array[]>();
       const inDb: number[] = [];
       // only what memory no longer holds is read from the database
@@ -296,7 +297,8 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       for (let i = 0; i < matched.length; i++) {
         const s = matched[i]!;
         const dbChunks = fromDb.get(s.id);
-        const samples = dbChunks ? mergeWithDb(dbChunks, fromHead[i]!, mint, maxt) : fromHead[i]!;
+        let samples = dbChunks ? mergeWithDb(dbChunks, fromHead[i]!, mint, maxt) : fromHead[i]!;
+        if (lastOnly && samples.t.length > 1) samples = newestOf(samples);
         holdSamples(budget, samples.t.length);
         if (samples.t.length) out.push({ labels: s.labels, t: samples.t, v: samples.v, stale: samples.stale });
         if ((i & 63) === 63) {
@@ -327,7 +329,7 @@ const openOverlaps = (s: HeadSeries, mint: number, maxt: number) => openSamples(
  * of its own; the others are decoded at once into one pair of buffers shared
  * by them and viewed from there.
  */
-function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: QueryBudget): Decoded[] {
+function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: QueryBudget, lastOnly: boolean): Decoded[] {
   const count = new Int32Array(matched.length);
   const direct = new Uint8Array(matched.length);
   let shared = 0;
@@ -352,7 +354,7 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
       if (!m) all = 0;
       bytes += s.open!.byteLength;
     }
-    count[i] = n;
+    count[i] = lastOnly && all ? Math.min(n, 1) : n;
     direct[i] = all;
     if (!all) shared += n;
   }
@@ -368,7 +370,7 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
   for (let i = 0; i < matched.length; i++) {
     const s = matched[i]!;
     if (direct[i]) {
-      out[i] = fromMirrors(s, count[i]!, mint, maxt);
+      out[i] = lastOnly ? newestFromMirrors(s, mint, maxt) : fromMirrors(s, count[i]!, mint, maxt);
       continue;
     }
     const first = at;
@@ -411,6 +413,37 @@ function fromMirrors(s: HeadSeries, n: number, mint: number, maxt: number): Deco
   for (const c of s.closed) if (c.maxT >= mint && c.minT <= maxt) copy(c.mirror!);
   if (openOverlaps(s, mint, maxt)) copy(s.mirror!);
   return { t, v, stale };
+}
+
+const NOTHING: Decoded = { t: new Float64Array(0), v: new Float64Array(0), stale: null };
+
+/** a series' newest sample in [mint, maxt] from its chunks' mirrors (the newest chunk that has one) */
+function newestFromMirrors(s: HeadSeries, mint: number, maxt: number): Decoded {
+  const pick = (m: Mirror): Decoded | undefined => {
+    const k = firstAtOrAfter(m, maxt + 1) - 1;
+    if (k < 0 || m.t[k]! < mint) return undefined;
+    const stale = m.bits[2 * k + WORD_HI] === STALE_HI && m.bits[2 * k + 1 - WORD_HI] === STALE_LO;
+    return { t: Float64Array.of(m.t[k]!), v: Float64Array.of(m.v[k]!), stale: stale ? Uint8Array.of(1) : null };
+  };
+  if (openOverlaps(s, mint, maxt)) {
+    const got = pick(s.mirror!);
+    if (got) return got;
+  }
+  for (const list of [s.closed, s.flushed]) {
+    for (let j = list.length - 1; j >= 0; j--) {
+      const c = list[j]!;
+      if (c.maxT < mint || c.minT > maxt) continue;
+      const got = pick(c.mirror!);
+      if (got) return got;
+    }
+  }
+  return NOTHING;
+}
+
+/** the last of some samples */
+function newestOf(d: Decoded): Decoded {
+  const k = d.t.length - 1;
+  return { t: Float64Array.of(d.t[k]!), v: Float64Array.of(d.v[k]!), stale: d.stale?.[k] === 1 ? Uint8Array.of(1) : null };
 }
 
 /** index of the first of a mirror's samples at or after `time` */

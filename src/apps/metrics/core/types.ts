@@ -26,6 +26,15 @@ export interface SeriesSamples {
   stale?: Uint8Array | null;
 }
 
+/** what the caller of a select will use of the samples (a querier may return more) */
+export interface SelectHints {
+  /**
+   * only each series' newest sample in [mint, maxt] (an instant vector
+   * selector evaluated at one time: Prometheus picks no other)
+   */
+  lastOnly?: boolean;
+}
+
 /** what PromQL reads: one tenant's data, with the query's limits applied */
 export interface SampleQuerier {
   /** select returns series sorted by their labels (Prometheus's Select with sortSeries), so PromQL need not sort them */
@@ -35,7 +44,7 @@ export interface SampleQuerier {
    * (inclusive, ms); series with no sample in the range are left out. Limits
    * (series per query, chunk bytes) throw ApiError 422 with the real product's message.
    */
-  select(matchers: Matcher[], mint: number, maxt: number): Promise<SeriesSamples[]>;
+  select(matchers: Matcher[], mint: number, maxt: number, hints?: SelectHints): Promise<SeriesSamples[]>;
 }
 
 /** one sample to store for a tenant, as the ruler writes recording rule results */
