@@ -176,6 +176,8 @@ export class TenantHead {
       open: undefined, openMinT: 0, openedAt: 0, closed: [], flushed: [],
       lastT: -Infinity, lastV: 0, lastStale: false, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
       lastSeen: 0, active: false, walSegment: 0, rank: -1,
+      // every field from the start: one shape for all series keeps property reads fast
+      validatedWith: undefined, mirror: undefined, flat: undefined,
     };
     this.ordered = undefined;
     this.byKey.set(key, s);
@@ -403,8 +405,7 @@ export const openSamples = (s: HeadSeries) => s.open?.count ?? 0;
 export function cutChunk(s: HeadSeries): void {
   const n = openSamples(s);
   if (n === 0) return;
-  const closed: ClosedChunk = { minT: s.openMinT, maxT: s.lastT, samples: n, data: s.open!.bytes() };
-  if (s.mirror) closed.mirror = s.mirror;
+  const closed: ClosedChunk = { minT: s.openMinT, maxT: s.lastT, samples: n, data: s.open!.bytes(), mirror: s.mirror };
   s.mirror = undefined;
   s.closed.push(closed);
   if (s.active) s.open!.reset();

@@ -396,48 +396,68 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
 function fromMirrors(s: HeadSeries, n: number, mint: number, maxt: number): Decoded {
   const t = new Float64Array(n);
   const v = new Float64Array(n);
-  let stale: Uint8Array | null = null;
+  copiedStale = null;
   let at = 0;
-  const copy = (m: Mirror) => {
-    const end = firstAtOrAfter(m, maxt + 1);
-    const mt = m.t;
-    const mv = m.v;
-    const mb = m.bits;
-    for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
-      t[at] = mt[k]!;
-      v[at] = mv[k]!;
-      if (mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (stale ??= new Uint8Array(n))[at] = 1;
-    }
-  };
-  for (const c of s.flushed) if (c.maxT >= mint && c.minT <= maxt) copy(c.mirror!);
-  for (const c of s.closed) if (c.maxT >= mint && c.minT <= maxt) copy(c.mirror!);
-  if (openOverlaps(s, mint, maxt)) copy(s.mirror!);
-  return { t, v, stale };
+  for (let j = 0; j < s.flushed.length; j++) {
+    const c = s.flushed[j]!;
+    if (c.maxT >= mint && c.minT <= maxt) at = copyFromMirror(c.mirror!, mint, maxt, t, v, at);
+  }
+  for (let j = 0; j < s.closed.length; j++) {
+    const c = s.closed[j]!;
+    if (c.maxT >= mint && c.minT <= maxt) at = copyFromMirror(c.mirror!, mint, maxt, t, v, at);
+  }
+  if (openOverlaps(s, mint, maxt)) copyFromMirror(s.mirror!, mint, maxt, t, v, at);
+  return { t, v, stale: copiedStale };
+}
+
+/** the stale marks copyFromMirror found for the series being copied (copying is synchronous) */
+let copiedStale: Uint8Array | null = null;
+
+/** copies a mirror's samples in [mint, maxt] into t and v from `at` (values as numbers, stale markers into copiedStale); returns the index after them */
+function copyFromMirror(m: Mirror, mint: number, maxt: number, t: Float64Array, v: Float64Array, at: number): number {
+  const end = firstAtOrAfter(m, maxt + 1);
+  const mt = m.t;
+  const mv = m.v;
+  const mb = m.bits;
+  for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
+    t[at] = mt[k]!;
+    v[at] = mv[k]!;
+    if (mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (copiedStale ??= new Uint8Array(t.length))[at] = 1;
+  }
+  return at;
 }
 
 const NOTHING: Decoded = { t: new Float64Array(0), v: new Float64Array(0), stale: null };
 
 /** a series' newest sample in [mint, maxt] from its chunks' mirrors (the newest chunk that has one) */
 function newestFromMirrors(s: HeadSeries, mint: number, maxt: number): Decoded {
-  const pick = (m: Mirror): Decoded | undefined => {
-    const k = firstAtOrAfter(m, maxt + 1) - 1;
-    if (k < 0 || m.t[k]! < mint) return undefined;
-    const stale = m.bits[2 * k + WORD_HI] === STALE_HI && m.bits[2 * k + 1 - WORD_HI] === STALE_LO;
-    return { t: Float64Array.of(m.t[k]!), v: Float64Array.of(m.v[k]!), stale: stale ? Uint8Array.of(1) : null };
-  };
   if (openOverlaps(s, mint, maxt)) {
-    const got = pick(s.mirror!);
+    const got = newestIn(s.mirror!, mint, maxt);
     if (got) return got;
   }
-  for (const list of [s.closed, s.flushed]) {
-    for (let j = list.length - 1; j >= 0; j--) {
-      const c = list[j]!;
-      if (c.maxT < mint || c.minT > maxt) continue;
-      const got = pick(c.mirror!);
-      if (got) return got;
-    }
+  for (let j = s.closed.length - 1; j >= 0; j--) {
+    const c = s.closed[j]!;
+    const got = c.maxT >= mint && c.minT <= maxt ? newestIn(c.mirror!, mint, maxt) : undefined;
+    if (got) return got;
+  }
+  for (let j = s.flushed.length - 1; j >= 0; j--) {
+    const c = s.flushed[j]!;
+    const got = c.maxT >= mint && c.minT <= maxt ? newestIn(c.mirror!, mint, maxt) : undefined;
+    if (got) return got;
   }
   return NOTHING;
+}
+
+/** a mirror's newest sample in [mint, maxt], if any */
+function newestIn(m: Mirror, mint: number, maxt: number): Decoded | undefined {
+  const k = firstAtOrAfter(m, maxt + 1) - 1;
+  if (k < 0 || m.t[k]! < mint) return undefined;
+  const t = new Float64Array(1);
+  const v = new Float64Array(1);
+  t[0] = m.t[k]!;
+  v[0] = m.v[k]!;
+  const stale = m.bits[2 * k + WORD_HI] === STALE_HI && m.bits[2 * k + 1 - WORD_HI] === STALE_LO;
+  return { t, v, stale: stale ? new Uint8Array(1).fill(1) : null };
 }
 
 /** the last of some samples */
