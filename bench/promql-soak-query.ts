@@ -3,7 +3,8 @@
 // neighbours, evaluated straight against an in-memory metrics store (the
 // head, as bench/soak.ts's pushes fill it; no HTTP). Prints ms per query
 // (median of ROUNDS rounds) and the memory one query leaves behind.
-//   bun bench/promql-soak-query.ts        (ROUNDS=…, SERIES=… to change the size)
+//   bun bench/promql-soak-query.ts        (ROUNDS=…, SERIES=… to change the size;
+//   ONLY=<name>[|<name>...] runs only the queries so named, DENSITY=scrape|dense one density)
 // Two densities: "scrape", a sample every 15 s (4 per 1m window, as Prometheus
 // scrapes), and "dense", a sample every second (60 per window, as the soak's
 // pushes arrive), each series with 10 min of samples (closed chunks and an open one).
@@ -65,8 +66,9 @@ function instant(tenant: string, query: string): Promise<string> {
 const gc = () => (globalThis as { Bun?: { gc(full: boolean): void } }).Bun?.gc(true) ?? (globalThis as { gc?: () => void }).gc?.();
 
 try {
-  for (const tenant of ["scrape", "dense"]) {
-    for (const q of queries) {
+  const only = process.env.ONLY;
+  for (const tenant of ["scrape", "dense"].filter((d) => !process.env.DENSITY || d === process.env.DENSITY)) {
+    for (const q of queries.filter((x) => !only || only.split("|").includes(x.name))) {
       const perRound: number[] = [];
       // warm-up
       for (let i = 0; i < 5; i++) await q.run(tenant);

@@ -338,14 +338,17 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
     const s = matched[i]!;
     let n = 0;
     let all = 1;
-    // the common case without a callback: no chunk but the open one
-    if (s.flushed.length || s.closed.length) {
-      forEachHeadChunk(s, mint, maxt, (c) => {
+    // without a callback per chunk (this runs for every series and chunk)
+    for (let pass = 0; pass < 2; pass++) {
+      const list = pass === 0 ? s.flushed : s.closed;
+      for (let j = 0; j < list.length; j++) {
+        const c = list[j]!;
+        if (c.maxT < mint || c.minT > maxt) continue;
         const m = closedMirror(c);
         n += m ? inWindow(m, mint, maxt) : c.samples;
         if (!m) all = 0;
         bytes += c.data.length;
-      });
+      }
     }
     // the open chunk counts whole when it overlaps, as head chunks count
     if (openOverlaps(s, mint, maxt)) {
@@ -394,6 +397,8 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
  * every runtime): stale markers are found from the mirrors' bits on the way.
  */
 function fromMirrors(s: HeadSeries, n: number, mint: number, maxt: number): Decoded {
+  const sole = n > 0 ? viewOfSoleMirror(s, n, mint, maxt) : undefined;
+  if (sole) return sole;
   const t = new Float64Array(n);
   const v = new Float64Array(n);
   copiedStale = null;
@@ -410,6 +415,45 @@ function fromMirrors(s: HeadSeries, n: number, mint: number, maxt: number): Deco
   return { t, v, stale: copiedStale };
 }
 
+/**
+ * a series' n samples in [mint, maxt] as views into the one mirror that holds
+ * them all, when one does (a short window inside one chunk: most of a rate's),
+ * copying nothing. Mirrors only ever grow at the end, so the views keep
+ * their samples while the query runs.
+ */
+function viewOfSoleMirror(s: HeadSeries, n: number, mint: number, maxt: number): Decoded | undefined {
+  // newest first: a recent window's samples are mostly in the open chunk
+  if (openOverlaps(s, mint, maxt)) {
+    const got = viewIn(s.mirror!, n, mint, maxt);
+    if (got) return got;
+  }
+  for (let pass = 0; pass < 2; pass++) {
+    const list = pass === 0 ? s.closed : s.flushed;
+    for (let j = list.length - 1; j >= 0; j--) {
+      const c = list[j]!;
+      if (c.maxT < mint || c.minT > maxt) continue;
+      const got = viewIn(c.mirror!, n, mint, maxt);
+      if (got) return got;
+    }
+  }
+  return undefined;
+}
+
+/** views of a mirror's samples in [mint, maxt] when there are n of them (else undefined), with their stale marks */
+function viewIn(m: Mirror, n: number, mint: number, maxt: number): Decoded | undefined {
+  const lo = firstAtOrAfter(m, mint);
+  const hi = lo + n;
+  if (hi > m.n || m.t[hi - 1]! > maxt || (hi < m.n && m.t[hi]! <= maxt)) return undefined;
+  const mv = m.v;
+  const mb = m.bits;
+  let stale: Uint8Array | null = null;
+  for (let k = lo; k < hi; k++) {
+    const x = mv[k]!;
+    if (x !== x && mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (stale ??= new Uint8Array(n))[k - lo] = 1;
+  }
+  return { t: m.t.subarray(lo, hi), v: mv.subarray(lo, hi), stale };
+}
+
 /** the stale marks copyFromMirror found for the series being copied (copying is synchronous) */
 let copiedStale: Uint8Array | null = null;
 
@@ -421,8 +465,10 @@ function copyFromMirror(m: Mirror, mint: number, maxt: number, t: Float64Array, 
   const mb = m.bits;
   for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
     t[at] = mt[k]!;
-    v[at] = mv[k]!;
-    if (mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (copiedStale ??= new Uint8Array(t.length))[at] = 1;
+    const x = mv[k]!;
+    v[at] = x;
+    // a stale marker is a NaN: its bits are looked at only then
+    if (x !== x && mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (copiedStale ??= new Uint8Array(t.length))[at] = 1;
   }
   return at;
 }
