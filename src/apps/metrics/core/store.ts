@@ -397,7 +397,7 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
  * every runtime): stale markers are found from the mirrors' bits on the way.
  */
 function fromMirrors(s: HeadSeries, n: number, mint: number, maxt: number): Decoded {
-  const sole = n > 0 ? viewOfSoleMirror(s, n, mint, maxt) : undefined;
+  const sole = n >= VIEW_MIN_SAMPLES ? viewOfSoleMirror(s, n, mint, maxt) : undefined;
   if (sole) return sole;
   const t = new Float64Array(n);
   const v = new Float64Array(n);
@@ -414,6 +414,12 @@ function fromMirrors(s: HeadSeries, n: number, mint: number, maxt: number): Deco
   if (openOverlaps(s, mint, maxt)) copyFromMirror(s.mirror!, mint, maxt, t, v, at);
   return { t, v, stale: copiedStale };
 }
+
+/**
+ * below this many samples a series gets arrays of its own: a view costs more
+ * to make on JavaScriptCore than copying a few samples into small new arrays
+ */
+const VIEW_MIN_SAMPLES = 24;
 
 /**
  * a series' n samples in [mint, maxt] as views into the one mirror that holds
