@@ -301,10 +301,10 @@ export function describeRun(results: BenchResult[]): string {
 }
 
 /** the order npm run bench runs them in: first boot first, on a quiet disk; attacks last (it may leave the machine busy); others found in bench/ go before it */
-export const ORDER = ["first-boot", "auth", "resources", "annotations", "logs-ingest", "metrics-ingest", "query-cost", "datasources", "admin-page", "regex", "snappy-decode", "xor-chunk", "soak", "attacks"];
+export const ORDER = ["first-boot", "auth", "resources", "annotations", "logs-ingest", "metrics-ingest", "query-cost", "datasources", "admin-page", "regex", "snappy-decode", "xor-chunk", "promql-soak-query", "soak", "attacks"];
 
 /** benchmarks that run in-process and need no dist/outpost */
-export const MICRO = new Set(["regex", "snappy-decode", "xor-chunk"]);
+export const MICRO = new Set(["regex", "snappy-decode", "xor-chunk", "promql-soak-query"]);
 
 /** benchmark names from the bench/ folder's file names (lib.ts, run.ts, report.ts are not benchmarks), in ORDER */
 export function orderBenchmarks(files: string[]): string[] {

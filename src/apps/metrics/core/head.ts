@@ -3,21 +3,85 @@
 // tenant and per metric, and each series' recent samples: an open XOR chunk
 // appended to as samples arrive, closed every CHUNK_SAMPLES samples, kept
 // until written to the database.
+import { immutableLabels } from "./labels-memo.ts";
 import { matcherPredicate } from "./matchers.ts";
 import type { Labels, Matcher } from "./types.ts";
-import { XorAppender } from "./xor-chunk.ts";
+import { decodeXorChunkBits, LITTLE_ENDIAN, XorAppender } from "./xor-chunk.ts";
 
 export const CHUNK_SAMPLES = 120;
 
 /** the two 32-bit halves of Prometheus's stale marker, 0x7ff0000000000002 */
 export const STALE_HI = 0x7ff00000;
 export const STALE_LO = 2;
+/** index of the high half of a float64 in a Uint32Array view */
+export const WORD_HI = LITTLE_ENDIAN ? 1 : 0;
 
 export interface ClosedChunk {
   minT: number;
   maxT: number;
   samples: number;
   data: Uint8Array;
+  /** its samples decoded, when it had them as the open chunk (kept until written to the database) */
+  mirror?: Mirror;
+}
+
+/**
+ * A chunk's samples decoded, kept beside it for queries: queries of recent
+ * data read them without decoding the chunk again. Made for an open chunk the
+ * first time a query reads it, then appended to with the chunk, and kept by
+ * the chunk when closed until it is in the database; at most MIRROR_BUDGET
+ * bytes of them in the process.
+ */
+export interface Mirror {
+  t: Float64Array;
+  v: Float64Array;
+  /** v's bits: two words per sample, in the platform's order (stale markers are only bits) */
+  bits: Uint32Array;
+  n: number;
+}
+
+/** the bytes of decoded samples kept for queries in the whole process (8 MiB per 4,369 series' open chunks) */
+export const MIRROR_BUDGET = 32 * 1024 * 1024;
+const MIRROR_BYTES = CHUNK_SAMPLES * 16;
+let mirrorBytes = 0;
+
+/** the bytes of mirrors in use now (for tests) */
+export const mirrorBytesInUse = () => mirrorBytes;
+
+/**
+ * the open chunk's mirror, made now (decoding the chunk once) when there is
+ * none and the budget allows; undefined otherwise
+ */
+export function openMirror(s: HeadSeries): Mirror | undefined {
+  if (s.mirror) return s.mirror;
+  const open = s.open;
+  if (!open || open.count === 0) return undefined;
+  const m = newMirror();
+  if (m) m.n = open.decodeInto(m.t, m.bits, 0);
+  return (s.mirror = m);
+}
+
+/** an empty mirror, counted against the budget; undefined when the budget is spent */
+function newMirror(): Mirror | undefined {
+  if (mirrorBytes + MIRROR_BYTES > MIRROR_BUDGET) return undefined;
+  mirrorBytes += MIRROR_BYTES;
+  // typed arrays over buffers made here: reading .buffer of one made by length is slow on JavaScriptCore
+  const vBuf = new ArrayBuffer(CHUNK_SAMPLES * 8);
+  return { t: new Float64Array(new ArrayBuffer(CHUNK_SAMPLES * 8)), v: new Float64Array(vBuf), bits: new Uint32Array(vBuf), n: 0 };
+}
+
+/** a closed chunk's mirror, made now (decoding it once) when there is none and the budget allows */
+export function closedMirror(c: ClosedChunk): Mirror | undefined {
+  if (c.mirror) return c.mirror;
+  if (c.samples > CHUNK_SAMPLES) return undefined;
+  const m = newMirror();
+  if (m) m.n = decodeXorChunkBits(c.data, m.t, m.bits, 0);
+  return (c.mirror = m);
+}
+
+/** gives a mirror's bytes back to the budget */
+export function releaseMirror(m: Mirror | undefined): void {
+  if (m) mirrorBytes -= MIRROR_BYTES;
 }
 
 export interface HeadSeries {
@@ -33,6 +97,11 @@ export interface HeadSeries {
   openedAt: number;
   /** encoded chunks not yet in the database */
   closed: ClosedChunk[];
+  /**
+   * chunks already in the database kept in memory too while recent
+   * (KEEP_FLUSHED_MS): queries of recent data need no database read
+   */
+  flushed: ClosedChunk[];
   /** newest sample (-Infinity before the first) */
   lastT: number;
   lastV: number;
@@ -51,6 +120,12 @@ export interface HeadSeries {
   walSegment: number;
   /** the limits its labels were last validated against: the same object means still valid */
   validatedWith?: object;
+  /** the open chunk's samples decoded, when a query asked for them (openMirror) */
+  mirror?: Mirror;
+  /** its place in label order among the head's series (valid while the head's order is) */
+  rank: number;
+  /** names and values in name order, [n0, v0, n1, v1, ...], made on first need (to compare label sets) */
+  flat?: string[];
 }
 
 export type AppendResult = "ok" | "duplicate" | "out_of_order" | "new_value";
@@ -79,6 +154,8 @@ export class TenantHead {
   /** metric metadata from remote write (type, help, unit), by metric family */
   readonly metadata = new Map<string, { type: string; help: string; unit: string }>();
   private lastSweep = 0;
+  /** every series in label order, ranked (undefined after series came or went, until needed again) */
+  private ordered: HeadSeries[] | undefined;
 
   constructor(tenant: string) {
     this.tenant = tenant;
@@ -92,12 +169,17 @@ export class TenantHead {
   addSeries(labels: Labels, key: string, id?: number): HeadSeries {
     const sid = id ?? this.nextId;
     if (sid >= this.nextId) this.nextId = sid + 1;
+    // never changed after: queries keep what they derive from it (labels-memo.ts)
+    immutableLabels(labels);
     const s: HeadSeries = {
       id: sid, labels, metric: labels.__name__ ?? "", key,
-      open: undefined, openMinT: 0, openedAt: 0, closed: [],
+      open: undefined, openMinT: 0, openedAt: 0, closed: [], flushed: [],
       lastT: -Infinity, lastV: 0, lastStale: false, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
-      lastSeen: 0, active: false, walSegment: 0,
+      lastSeen: 0, active: false, walSegment: 0, rank: -1,
+      // every field from the start: one shape for all series keeps property reads fast
+      validatedWith: undefined, mirror: undefined, flat: undefined,
     };
+    this.ordered = undefined;
     this.byKey.set(key, s);
     this.byId.set(sid, s);
     // ids only grow, so appending keeps every postings list sorted
@@ -162,6 +244,15 @@ export class TenantHead {
     }
     if (stale) s.open.appendBits(t, STALE_HI, STALE_LO);
     else s.open.append(t, v);
+    const m = s.mirror;
+    if (m) {
+      const n = m.n++;
+      m.t[n] = t;
+      if (stale) {
+        m.bits[2 * n + WORD_HI] = STALE_HI;
+        m.bits[2 * n + 1 - WORD_HI] = STALE_LO;
+      } else m.v[n] = v;
+    }
     s.lastT = t;
     s.lastV = v;
     s.lastStale = stale;
@@ -197,6 +288,34 @@ export class TenantHead {
     return out;
   }
 
+  /**
+   * some of the head's series in label order (Prometheus's order of label
+   * sets), sorted in place. The order of all series is kept between queries
+   * and remade only after series came or went, when the ones asked for are a
+   * good part of all (else they are compared by their labels directly).
+   */
+  sortByLabels(series: HeadSeries[]): HeadSeries[] {
+    if (series.length < 2) return series;
+    const all = this.byId.size;
+    if (!this.ordered && series.length * 8 >= all) {
+      this.ordered = [...this.byId.values()].sort(compareSeries);
+      this.ordered.forEach((s, i) => (s.rank = i));
+    }
+    if (!this.ordered) return series.sort(compareSeries);
+    if (series.length * 16 >= all) {
+      // a bucket per rank: linear in the head's size
+      const slots: Array<HeadSeries | undefined> = new Array(all);
+      for (const s of series) slots[s.rank] = s;
+      let n = 0;
+      for (let r = 0; r < all; r++) {
+        const s = slots[r];
+        if (s) series[n++] = s;
+      }
+      return series;
+    }
+    return series.sort((a, b) => a.rank - b.rank);
+  }
+
   labelNames(): string[] {
     return [...this.postings.keys()];
   }
@@ -220,7 +339,13 @@ export class TenantHead {
       }
       this.byId.delete(id);
       this.byKey.delete(s.key);
+      releaseMirror(s.mirror);
+      s.mirror = undefined;
+      for (const c of s.closed) releaseMirror(c.mirror);
+      for (const c of s.flushed) releaseMirror(c.mirror);
+      s.flushed = [];
     }
+    this.ordered = undefined;
     this.allIds = this.allIds.filter((id) => !ids.has(id));
     for (const [raw, s] of this.byRawKey) if (ids.has(s.id)) this.byRawKey.delete(raw);
     for (const [name, values] of this.postings) {
@@ -234,6 +359,45 @@ export class TenantHead {
   }
 }
 
+/** a series' labels as [n0, v0, n1, v1, ...] in name order, made once */
+function flatLabels(s: HeadSeries): string[] {
+  if (s.flat) return s.flat;
+  const flat: string[] = [];
+  for (const n of Object.keys(s.labels).sort()) flat.push(n, s.labels[n]!);
+  return (s.flat = flat);
+}
+
+/** Prometheus's labels.Compare: name by name, then value, the shorter set first on a tie */
+function compareSeries(a: HeadSeries, b: HeadSeries): number {
+  const x = flatLabels(a);
+  const y = flatLabels(b);
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+  return x.length - y.length;
+}
+
+/**
+ * how long chunks written to the database stay in memory as well, behind the
+ * tenant's newest sample (dropped at the next write after): the windows of rate() and the lookback of recent
+ * queries are read from memory
+ */
+export const KEEP_FLUSHED_MS = 10 * 60_000;
+
+/** the oldest time from which on all of a series' samples are in memory (Infinity: none are) */
+export function inMemoryFrom(s: HeadSeries): number {
+  const c = s.flushed[0] ?? s.closed[0];
+  if (c) return c.minT;
+  return openSamples(s) ? s.openMinT : Infinity;
+}
+
+
+/** forgets in-memory copies of written chunks whose newest sample is before `cutoff` */
+export function dropFlushedBefore(s: HeadSeries, cutoff: number): void {
+  let n = 0;
+  while (n < s.flushed.length && s.flushed[n]!.maxT < cutoff) releaseMirror(s.flushed[n++]!.mirror);
+  if (n) s.flushed.splice(0, n);
+}
+
 /** samples in the open chunk */
 export const openSamples = (s: HeadSeries) => s.open?.count ?? 0;
 
@@ -241,7 +405,9 @@ export const openSamples = (s: HeadSeries) => s.open?.count ?? 0;
 export function cutChunk(s: HeadSeries): void {
   const n = openSamples(s);
   if (n === 0) return;
-  s.closed.push({ minT: s.openMinT, maxT: s.lastT, samples: n, data: s.open!.bytes() });
+  const closed: ClosedChunk = { minT: s.openMinT, maxT: s.lastT, samples: n, data: s.open!.bytes(), mirror: s.mirror };
+  s.mirror = undefined;
+  s.closed.push(closed);
   if (s.active) s.open!.reset();
   else s.open = undefined;
 }

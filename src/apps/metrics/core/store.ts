@@ -7,11 +7,11 @@ import { ApiError } from "../../../lib/errors.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
-import { cutChunk, openSamples, seriesKey, TenantHead, type HeadSeries } from "./head.ts";
+import { closedMirror, cutChunk, type ClosedChunk, dropFlushedBefore, inMemoryFrom, KEEP_FLUSHED_MS, openMirror, openSamples, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
-import type { Labels, Matcher, SampleQuerier, SeriesSamples } from "./types.ts";
-import { decodeXorChunk } from "./xor-chunk.ts";
+import type { Labels, Matcher, SampleQuerier, SelectHints, SeriesSamples } from "./types.ts";
+import { decodeXorChunkBits, xorChunkSamples } from "./xor-chunk.ts";
 
 export interface MetricsStoreOptions {
   pg: PGlite;
@@ -125,6 +125,8 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       }
       for (const [tenant, h] of heads) {
         for (const s of h.byId.values()) {
+          // what retention deleted is not read from memory either
+          dropFlushedBefore(s, cutoff);
           if (s.firstT < cutoff) s.firstT = cutoff;
           if (s.persistedMaxT < cutoff) s.persistedMaxT = -Infinity;
         }
@@ -207,6 +209,7 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   const newSeries: Array<{ tenant: string; s: HeadSeries }> = [];
   for (const h of heads) {
     for (const s of h.byId.values()) {
+      if (s.flushed.length) dropFlushedBefore(s, h.maxT - KEEP_FLUSHED_MS);
       if (openSamples(s) && (all || now - s.openedAt >= maxAge)) cutChunk(s);
       if (s.closed.length === 0) continue;
       if (!s.persisted) newSeries.push({ tenant: h.tenant, s });
@@ -244,8 +247,9 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   for (const c of chunks) flushed.set(c.series, Math.max(flushed.get(c.series) ?? 0, c.index + 1));
   for (const { s } of newSeries) s.persisted = true;
   for (const [s, n] of flushed) {
-    for (const chunk of s.closed.slice(0, n)) if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
-    s.closed.splice(0, n);
+    const written = s.closed.splice(0, n);
+    for (const chunk of written) if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
+    s.flushed.push(...written);
     if (s.closed.length === 0 && openSamples(s) === 0) s.walSegment = 0;
   }
 }
@@ -254,23 +258,25 @@ const clampTime = (ms: number): number => Math.min(Number.MAX_SAFE_INTEGER, Math
 
 function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, budget: QueryBudget): SampleQuerier {
   return {
-    async select(matchers: Matcher[], anyMint: number, anyMaxt: number): Promise<SeriesSamples[]> {
+    sortsSeries: true,
+    async select(matchers: Matcher[], anyMint: number, anyMaxt: number, hints?: SelectHints): Promise<SeriesSamples[]> {
+      const lastOnly = hints?.lastOnly === true;
       if (!h) return [];
       // whole ms within what JavaScript and a bigint column both hold: an @ or offset
       // far beyond any sample must select nothing, never fail the database query
       const mint = clampTime(Math.floor(anyMint));
       const maxt = clampTime(Math.ceil(anyMaxt));
       if (Number.isNaN(mint) || Number.isNaN(maxt) || maxt < mint) return [];
-      const matched = h.select(matchers).filter((s) => s.firstT <= maxt && s.lastT >= mint);
+      // in label order, as Prometheus's Select(sortSeries=true)
+      const matched = h.sortByLabels(h.select(matchers).filter((s) => s.firstT <= maxt && s.lastT >= mint));
       budget.series += matched.length;
       if (budget.maxSeries > 0 && budget.series > budget.maxSeries) throw seriesLimitError(budget.maxSeries);
-      // snapshot the head part first: a flush may move it to the database meanwhile (duplicates are skipped below)
-      const headParts = matched.map((s) => ({
-        closed: s.closed.filter((c) => c.maxT >= mint && c.minT <= maxt),
-        open: openSamples(s) && s.lastT >= mint && s.openMinT <= maxt ? s.open!.bytes() : undefined,
-      }));
+      // the head part is decoded first: a flush may move it to the database meanwhile (duplicates are skipped below)
+      const fromHead = decodeHead(matched, mint, maxt, budget, lastOnly);
       const fromDb = new Map<number, Uint8Array[]>();
-      const inDb = matched.filter((s) => s.persistedMaxT >= mint).map((s) => s.id);
+      const inDb: number[] = [];
+      // only what memory no longer holds is read from the database
+      for (const s of matched) if (s.persistedMaxT >= mint && mint < inMemoryFrom(s)) inDb.push(s.id);
       if (inDb.length) {
         const rows = await pg.query<{ series_id: number; data: Uint8Array }>(
           "select series_id, data from metrics_chunks where tenant = $1 and series_id = any($2::int[]) and max_t >= $3 and min_t <= $4 order by series_id, min_t",
@@ -283,62 +289,308 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
           list.push(r.data);
         }
       }
-      if (budget.maxChunkBytes > 0) {
-        for (const part of headParts) {
-          for (const c of part.closed) budget.chunkBytes += c.data.length;
-          // the open chunk counts whole when it overlaps, as head chunks count
-          if (part.open) budget.chunkBytes += part.open.length;
-        }
-      }
       if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
 
-      // decoding is counted against max samples as it goes, and yields now and then so other requests run
+      // counted against max samples as it goes, yielding now and then so other requests run
       const out: SeriesSamples[] = [];
       const slicer = createTimeSlicer(QUERY_SLICE_MS);
       for (let i = 0; i < matched.length; i++) {
         const s = matched[i]!;
-        const part = headParts[i]!;
-        const chunks = [...(fromDb.get(s.id) ?? []), ...part.closed.map((c) => c.data), ...(part.open ? [part.open] : [])];
-        const samples = mergeChunks(chunks.map(decodeXorChunk), mint, maxt);
+        const dbChunks = fromDb.get(s.id);
+        let samples = dbChunks ? mergeWithDb(dbChunks, fromHead[i]!, mint, maxt) : fromHead[i]!;
+        if (lastOnly && samples.t.length > 1) samples = newestOf(samples);
         holdSamples(budget, samples.t.length);
-        if (samples.t.length) out.push({ labels: s.labels, ...samples });
-        checkDeadline(budget);
-        await slicer.pause();
+        if (samples.t.length) out.push({ labels: s.labels, t: samples.t, v: samples.v, stale: samples.stale });
+        if ((i & 63) === 63) {
+          checkDeadline(budget);
+          await slicer.pause();
+        }
       }
+      checkDeadline(budget);
       return out;
     },
   };
 }
 
+type Decoded = Pick<SeriesSamples, "t" | "v" | "stale">;
+
+/** the head chunks of a series a window [mint, maxt] overlaps, oldest first, in time order without overlap */
+function forEachHeadChunk(s: HeadSeries, mint: number, maxt: number, each: (c: ClosedChunk) => void): void {
+  for (const c of s.flushed) if (c.maxT >= mint && c.minT <= maxt) each(c);
+  for (const c of s.closed) if (c.maxT >= mint && c.minT <= maxt) each(c);
+}
+
+const openOverlaps = (s: HeadSeries, mint: number, maxt: number) => openSamples(s) > 0 && s.lastT >= mint && s.openMinT <= maxt;
+
 /**
- * The samples of consecutive chunks within [mint, maxt], each timestamp once
- * (a chunk being flushed may be read from both the head and the database).
- * Values are copied as bits, so stale markers keep their NaN payload on every
- * runtime.
+ * The head's samples of the matched series in [mint, maxt]. A series whose
+ * chunks all have mirrors (the usual case for recent data, once queried) is
+ * copied from them, only the samples in the window, into two small arrays
+ * of its own; the others are decoded at once into one pair of buffers shared
+ * by them and viewed from there.
  */
-export function mergeChunks(chunks: Array<{ t: Float64Array; v: Float64Array }>, mint: number, maxt: number): { t: Float64Array; v: Float64Array } {
-  const ranges: Array<{ c: { t: Float64Array; v: Float64Array }; from: number; to: number }> = [];
-  let last = -Infinity;
-  let total = 0;
-  for (const c of chunks) {
-    let from = 0;
-    while (from < c.t.length && (c.t[from]! < mint || c.t[from]! <= last)) from++;
-    let to = from;
-    while (to < c.t.length && c.t[to]! <= maxt) to++;
-    if (to > from) {
-      ranges.push({ c, from, to });
-      total += to - from;
-      last = c.t[to - 1]!;
+function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: QueryBudget, lastOnly: boolean): Decoded[] {
+  const count = new Int32Array(matched.length);
+  const direct = new Uint8Array(matched.length);
+  let shared = 0;
+  let bytes = 0;
+  for (let i = 0; i < matched.length; i++) {
+    const s = matched[i]!;
+    let n = 0;
+    let all = 1;
+    // without a callback per chunk (this runs for every series and chunk)
+    for (let pass = 0; pass < 2; pass++) {
+      const list = pass === 0 ? s.flushed : s.closed;
+      for (let j = 0; j < list.length; j++) {
+        const c = list[j]!;
+        if (c.maxT < mint || c.minT > maxt) continue;
+        const m = closedMirror(c);
+        n += m ? inWindow(m, mint, maxt) : c.samples;
+        if (!m) all = 0;
+        bytes += c.data.length;
+      }
+    }
+    // the open chunk counts whole when it overlaps, as head chunks count
+    if (openOverlaps(s, mint, maxt)) {
+      const m = openMirror(s);
+      n += m ? inWindow(m, mint, maxt) : s.open!.count;
+      if (!m) all = 0;
+      bytes += s.open!.byteLength;
+    }
+    count[i] = lastOnly && all ? Math.min(n, 1) : n;
+    direct[i] = all;
+    if (!all) shared += n;
+  }
+  budget.chunkBytes += bytes;
+  if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
+  // typed arrays over buffers made here: reading .buffer of one made by length is slow on JavaScriptCore
+  const tBuf = new ArrayBuffer(shared * 8);
+  const vBuf = new ArrayBuffer(shared * 8);
+  const t = new Float64Array(tBuf);
+  const bits = new Uint32Array(vBuf);
+  const out: Decoded[] = new Array(matched.length);
+  let at = 0;
+  for (let i = 0; i < matched.length; i++) {
+    const s = matched[i]!;
+    if (direct[i]) {
+      out[i] = lastOnly ? newestFromMirrors(s, mint, maxt) : fromMirrors(s, count[i]!, mint, maxt);
+      continue;
+    }
+    const first = at;
+    forEachHeadChunk(s, mint, maxt, (c) => {
+      at = c.mirror ? copyWindow(c.mirror, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
+    });
+    if (openOverlaps(s, mint, maxt)) at = s.mirror ? copyWindow(s.mirror, mint, maxt, t, bits, at) : at + s.open!.decodeInto(t, bits, at);
+    // decoded chunks may reach past the window at either end
+    let lo = first;
+    while (lo < at && t[lo]! < mint) lo++;
+    let hi = at;
+    while (hi > lo && t[hi - 1]! > maxt) hi--;
+    out[i] = { t: new Float64Array(tBuf, lo * 8, hi - lo), v: new Float64Array(vBuf, lo * 8, hi - lo), stale: staleIn(bits, lo, hi) };
+  }
+  return out;
+}
+
+/**
+ * a series' n samples in [mint, maxt] from its chunks' mirrors. The values are
+ * copied as numbers (a stale marker's NaN payload does not survive that on
+ * every runtime): stale markers are found from the mirrors' bits on the way.
+ */
+function fromMirrors(s: HeadSeries, n: number, mint: number, maxt: number): Decoded {
+  const sole = n >= VIEW_MIN_SAMPLES ? viewOfSoleMirror(s, n, mint, maxt) : undefined;
+  if (sole) return sole;
+  const t = new Float64Array(n);
+  const v = new Float64Array(n);
+  copiedStale = null;
+  let at = 0;
+  for (let j = 0; j < s.flushed.length; j++) {
+    const c = s.flushed[j]!;
+    if (c.maxT >= mint && c.minT <= maxt) at = copyFromMirror(c.mirror!, mint, maxt, t, v, at);
+  }
+  for (let j = 0; j < s.closed.length; j++) {
+    const c = s.closed[j]!;
+    if (c.maxT >= mint && c.minT <= maxt) at = copyFromMirror(c.mirror!, mint, maxt, t, v, at);
+  }
+  if (openOverlaps(s, mint, maxt)) copyFromMirror(s.mirror!, mint, maxt, t, v, at);
+  return { t, v, stale: copiedStale };
+}
+
+/**
+ * below this many samples a series gets arrays of its own: a view costs more
+ * to make on JavaScriptCore than copying a few samples into small new arrays
+ */
+const VIEW_MIN_SAMPLES = 24;
+
+/**
+ * a series' n samples in [mint, maxt] as views into the one mirror that holds
+ * them all, when one does (a short window inside one chunk: most of a rate's),
+ * copying nothing. Mirrors only ever grow at the end, so the views keep
+ * their samples while the query runs.
+ */
+function viewOfSoleMirror(s: HeadSeries, n: number, mint: number, maxt: number): Decoded | undefined {
+  // newest first: a recent window's samples are mostly in the open chunk
+  if (openOverlaps(s, mint, maxt)) {
+    const got = viewIn(s.mirror!, n, mint, maxt);
+    if (got) return got;
+  }
+  for (let pass = 0; pass < 2; pass++) {
+    const list = pass === 0 ? s.closed : s.flushed;
+    for (let j = list.length - 1; j >= 0; j--) {
+      const c = list[j]!;
+      if (c.maxT < mint || c.minT > maxt) continue;
+      const got = viewIn(c.mirror!, n, mint, maxt);
+      if (got) return got;
     }
   }
-  const t = new Float64Array(total);
-  const v = new Float64Array(total);
-  const vWords = new Uint32Array(v.buffer);
-  let at = 0;
-  for (const { c, from, to } of ranges) {
-    t.set(c.t.subarray(from, to), at);
-    vWords.set(new Uint32Array(c.v.buffer, c.v.byteOffset + from * 8, (to - from) * 2), at * 2);
-    at += to - from;
+  return undefined;
+}
+
+/** views of a mirror's samples in [mint, maxt] when there are n of them (else undefined), with their stale marks */
+function viewIn(m: Mirror, n: number, mint: number, maxt: number): Decoded | undefined {
+  const lo = firstAtOrAfter(m, mint);
+  const hi = lo + n;
+  if (hi > m.n || m.t[hi - 1]! > maxt || (hi < m.n && m.t[hi]! <= maxt)) return undefined;
+  const mv = m.v;
+  const mb = m.bits;
+  let stale: Uint8Array | null = null;
+  for (let k = lo; k < hi; k++) {
+    const x = mv[k]!;
+    if (x !== x && mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (stale ??= new Uint8Array(n))[k - lo] = 1;
   }
-  return { t, v };
+  return { t: m.t.subarray(lo, hi), v: mv.subarray(lo, hi), stale };
+}
+
+/** the stale marks copyFromMirror found for the series being copied (copying is synchronous) */
+let copiedStale: Uint8Array | null = null;
+
+/** copies a mirror's samples in [mint, maxt] into t and v from `at` (values as numbers, stale markers into copiedStale); returns the index after them */
+function copyFromMirror(m: Mirror, mint: number, maxt: number, t: Float64Array, v: Float64Array, at: number): number {
+  const end = firstAtOrAfter(m, maxt + 1);
+  const mt = m.t;
+  const mv = m.v;
+  const mb = m.bits;
+  for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
+    t[at] = mt[k]!;
+    const x = mv[k]!;
+    v[at] = x;
+    // a stale marker is a NaN: its bits are looked at only then
+    if (x !== x && mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (copiedStale ??= new Uint8Array(t.length))[at] = 1;
+  }
+  return at;
+}
+
+const NOTHING: Decoded = { t: new Float64Array(0), v: new Float64Array(0), stale: null };
+
+/** a series' newest sample in [mint, maxt] from its chunks' mirrors (the newest chunk that has one) */
+function newestFromMirrors(s: HeadSeries, mint: number, maxt: number): Decoded {
+  if (openOverlaps(s, mint, maxt)) {
+    const got = newestIn(s.mirror!, mint, maxt);
+    if (got) return got;
+  }
+  for (let j = s.closed.length - 1; j >= 0; j--) {
+    const c = s.closed[j]!;
+    const got = c.maxT >= mint && c.minT <= maxt ? newestIn(c.mirror!, mint, maxt) : undefined;
+    if (got) return got;
+  }
+  for (let j = s.flushed.length - 1; j >= 0; j--) {
+    const c = s.flushed[j]!;
+    const got = c.maxT >= mint && c.minT <= maxt ? newestIn(c.mirror!, mint, maxt) : undefined;
+    if (got) return got;
+  }
+  return NOTHING;
+}
+
+/** a mirror's newest sample in [mint, maxt], if any */
+function newestIn(m: Mirror, mint: number, maxt: number): Decoded | undefined {
+  const k = firstAtOrAfter(m, maxt + 1) - 1;
+  if (k < 0 || m.t[k]! < mint) return undefined;
+  const t = new Float64Array(1);
+  const v = new Float64Array(1);
+  t[0] = m.t[k]!;
+  v[0] = m.v[k]!;
+  const stale = m.bits[2 * k + WORD_HI] === STALE_HI && m.bits[2 * k + 1 - WORD_HI] === STALE_LO;
+  return { t, v, stale: stale ? new Uint8Array(1).fill(1) : null };
+}
+
+/** the last of some samples */
+function newestOf(d: Decoded): Decoded {
+  const k = d.t.length - 1;
+  return { t: Float64Array.of(d.t[k]!), v: Float64Array.of(d.v[k]!), stale: d.stale?.[k] === 1 ? Uint8Array.of(1) : null };
+}
+
+/** index of the first of a mirror's samples at or after `time` */
+function firstAtOrAfter(m: Mirror, time: number): number {
+  let lo = 0;
+  let hi = m.n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (m.t[mid]! < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** how many of a mirror's samples are in [mint, maxt] */
+function inWindow(m: Mirror, mint: number, maxt: number): number {
+  return firstAtOrAfter(m, maxt + 1) - firstAtOrAfter(m, mint);
+}
+
+/** copies a mirror's samples in [mint, maxt] to t and bits from `at`; returns the index after them */
+function copyWindow(m: Mirror, mint: number, maxt: number, t: Float64Array, bits: Uint32Array, at: number): number {
+  const end = firstAtOrAfter(m, maxt + 1);
+  const src = m.bits;
+  for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
+    t[at] = m.t[k]!;
+    bits[2 * at] = src[2 * k]!;
+    bits[2 * at + 1] = src[2 * k + 1]!;
+  }
+  return at;
+}
+
+/** Prometheus's stale markers among samples [lo, hi) of value bits, as a mask; null when none */
+function staleIn(bits: Uint32Array, lo: number, hi: number): Uint8Array | null {
+  let mask: Uint8Array | null = null;
+  for (let i = lo; i < hi; i++) {
+    if (bits[2 * i + WORD_HI] === STALE_HI && bits[2 * i + 1 - WORD_HI] === STALE_LO) (mask ??= new Uint8Array(hi - lo))[i - lo] = 1;
+  }
+  return mask;
+}
+
+/**
+ * The samples of a series with chunks in the database too: those first, then
+ * the head's, within [mint, maxt], each timestamp once (a chunk being flushed
+ * may be read from both). Values are copied as bits, so stale markers keep
+ * their NaN payload on every runtime.
+ */
+function mergeWithDb(dbChunks: Uint8Array[], head: Decoded, mint: number, maxt: number): Decoded {
+  let total = head.t.length;
+  for (const c of dbChunks) total += xorChunkSamples(c);
+  const tBuf = new ArrayBuffer(total * 8);
+  const vBuf = new ArrayBuffer(total * 8);
+  const t = new Float64Array(tBuf);
+  const v = new Float64Array(vBuf);
+  const bits = new Uint32Array(vBuf);
+  let at = 0;
+  for (const c of dbChunks) at += decodeXorChunkBits(c, t, bits, at);
+  // the head's samples after the database's: values as numbers, stale markers written as their bits
+  for (let k = 0; k < head.t.length; k++, at++) {
+    t[at] = head.t[k]!;
+    if (head.stale && head.stale[k] === 1) {
+      bits[2 * at + WORD_HI] = STALE_HI;
+      bits[2 * at + 1 - WORD_HI] = STALE_LO;
+    } else v[at] = head.v[k]!;
+  }
+  // in place: keep [mint, maxt], each timestamp once, in the order read
+  let n = 0;
+  let last = -Infinity;
+  for (let k = 0; k < at; k++) {
+    const tk = t[k]!;
+    if (tk < mint || tk > maxt || tk <= last) continue;
+    last = tk;
+    t[n] = tk;
+    bits[2 * n] = bits[2 * k]!;
+    bits[2 * n + 1] = bits[2 * k + 1]!;
+    n++;
+  }
+  return { t: new Float64Array(tBuf, 0, n), v: new Float64Array(vBuf, 0, n), stale: staleIn(bits, 0, n) };
 }

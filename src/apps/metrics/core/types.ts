@@ -19,16 +19,32 @@ export interface SeriesSamples {
   labels: Labels;
   t: ArrayLike<number>;
   v: ArrayLike<number>;
+  /**
+   * 1 where the sample is a stale marker, null when the querier found none;
+   * absent when it did not look (PromQL then reads v's bits)
+   */
+  stale?: Uint8Array | null;
+}
+
+/** what the caller of a select will use of the samples (a querier may return more) */
+export interface SelectHints {
+  /**
+   * only each series' newest sample in [mint, maxt] (an instant vector
+   * selector evaluated at one time: Prometheus picks no other)
+   */
+  lastOnly?: boolean;
 }
 
 /** what PromQL reads: one tenant's data, with the query's limits applied */
 export interface SampleQuerier {
+  /** select returns series sorted by their labels (Prometheus's Select with sortSeries), so PromQL need not sort them */
+  readonly sortsSeries?: boolean;
   /**
    * every series matching all matchers with its samples in [mint, maxt]
    * (inclusive, ms); series with no sample in the range are left out. Limits
    * (series per query, chunk bytes) throw ApiError 422 with the real product's message.
    */
-  select(matchers: Matcher[], mint: number, maxt: number): Promise<SeriesSamples[]>;
+  select(matchers: Matcher[], mint: number, maxt: number, hints?: SelectHints): Promise<SeriesSamples[]>;
 }
 
 /** one sample to store for a tenant, as the ruler writes recording rule results */

@@ -26,7 +26,7 @@
 /** the most samples a chunk can hold: the count header is a u16 */
 export const MAX_XOR_CHUNK_SAMPLES = 65535;
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+export const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** index of the high / low 32-bit half of a float64 in a Uint32Array view */
 const HI = LITTLE_ENDIAN ? 1 : 0;
 const LO = LITTLE_ENDIAN ? 0 : 1;
@@ -335,6 +335,20 @@ export class XorAppender {
     return finish(this.s);
   }
 
+  /**
+   * decodes the samples appended so far into t and the bits of v (as
+   * decodeXorChunkBits) without copying the chunk first; returns their count
+   */
+  decodeInto(ts: Float64Array, vu: Uint32Array, offset = 0): number {
+    const s = this.s;
+    if (!Number.isInteger(offset) || offset < 0 || offset + s.n > ts.length || 2 * (offset + s.n) > vu.length)
+      throw new RangeError(`no room for ${s.n} samples at ${offset}`);
+    if (s.n === 0) return 0;
+    // the pending bits as the last byte, where the next write overwrites it (the buffer always has room past p)
+    if (s.nacc > 0) s.buf[s.p] = s.acc << (8 - s.nacc);
+    return decodeSamples(s.buf, s.p + (s.nacc > 0 ? 1 : 0), s.n, ts, vu, offset);
+  }
+
   /** empties the appender for a new chunk, keeping its buffer */
   reset(): void {
     const buf = this.s.buf;
@@ -404,8 +418,25 @@ export function decodeXorChunkInto(bytes: Uint8Array, ts: Float64Array, vs: Floa
   if (!Number.isInteger(offset) || offset < 0 || offset + total > ts.length || offset + total > vs.length)
     throw new RangeError(`no room for ${total} samples at ${offset}`);
   if (total === 0) return 0;
-  const vu = new Uint32Array(vs.buffer, vs.byteOffset, vs.length * 2);
-  const len = bytes.length;
+  return decodeSamples(bytes, bytes.length, total, ts, new Uint32Array(vs.buffer, vs.byteOffset, vs.length * 2), offset);
+}
+
+/**
+ * decodes a chunk into t and the bits of v (a Uint32Array over the values'
+ * buffer: two words per sample, in the platform's order) from index `offset`
+ * on; returns the sample count. For callers that hold the values' buffer
+ * already: JavaScriptCore makes reading a typed array's .buffer costly.
+ */
+export function decodeXorChunkBits(bytes: Uint8Array, ts: Float64Array, vu: Uint32Array, offset = 0): number {
+  const total = xorChunkSamples(bytes);
+  if (!Number.isInteger(offset) || offset < 0 || offset + total > ts.length || 2 * (offset + total) > vu.length)
+    throw new RangeError(`no room for ${total} samples at ${offset}`);
+  if (total === 0) return 0;
+  return decodeSamples(bytes, bytes.length, total, ts, vu, offset);
+}
+
+/** the decoder: `total` samples from the first `len` bytes of `bytes` (the header is not read) */
+function decodeSamples(bytes: Uint8Array, len: number, total: number, ts: Float64Array, vu: Uint32Array, offset: number): number {
 
   // sample 0: varint t, 64 raw bits of v (byte-aligned)
   let p = 2;

@@ -7,7 +7,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import type { Semaphore } from "../../../lib/semaphore.ts";
 import type { HeadSeries } from "../core/head.ts";
 import { matcherPredicate } from "../core/matchers.ts";
-import { instantQueryJson, parsePromQL, PromQLParseError, rangeQueryJson, selectorsOf } from "../core/promql/index.ts";
+import { instantQueryJson, parsePromQL, parsePromQLCached, PromQLParseError, rangeQueryJson, selectorsOf } from "../core/promql/index.ts";
 import { newBudget, type MetricsStore, type QueryBudget } from "../core/store.ts";
 import type { Matcher, MetricsLimitsSource, SampleQuerier } from "../core/types.ts";
 import { isValidLabelName } from "../core/validate.ts";
@@ -42,7 +42,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     });
   const parse = (text: string | undefined) => {
     try {
-      return parsePromQL(text ?? "");
+      return parsePromQLCached(text ?? "");
     } catch (err) {
       if (err instanceof PromQLParseError) throw invalidParam("query", err.message);
       throw err;

@@ -9,6 +9,7 @@ import { kahan, kahanAdd, quantile } from "./math.ts";
 import {
   execError, keyOfLabels, keyWithoutLabels, SeriesCollector, withLabel, type StepSeries,
 } from "./series.ts";
+import { memoOf } from "../labels-memo.ts";
 import type { Labels } from "../types.ts";
 
 const MAX_INT64 = 9223372036854774784;
@@ -25,8 +26,19 @@ function groupSeries(series: StepSeries[], grouping: string[], without: boolean)
   const index = new Map<string, number>();
   const groupOf = new Int32Array(series.length);
   const labels: Labels[] = [];
+  // the grouping's signature, to find a label set's key for it in its memo
+  const sig = (without ? "w" : "b") + sorted.join("\xff");
   series.forEach((s, i) => {
-    const key = without ? keyWithoutLabels(s.labels, sorted) : keyOfLabels(s.labels, sorted);
+    const memo = memoOf(s.labels);
+    let key: string;
+    if (memo?.groupBy === sig) key = memo.groupKey!;
+    else {
+      key = without ? keyWithoutLabels(s.labels, sorted) : keyOfLabels(s.labels, sorted);
+      if (memo) {
+        memo.groupBy = sig;
+        memo.groupKey = key;
+      }
+    }
     let g = index.get(key);
     if (g === undefined) {
       g = labels.length;

@@ -25,6 +25,8 @@ export function atTime(at: AtModifier, times: QueryTimes): number {
 interface Window {
   start: number;
   end: number;
+  /** only the newest sample of the window is looked at (an instant selector evaluated at one time) */
+  lastOnly?: boolean;
 }
 
 /** the [mint, maxt] each selector needs, walking subqueries' wider windows */
@@ -35,11 +37,15 @@ export function plan(expr: Expr, times: QueryTimes): Map<VectorSelector, Window>
     const t = atTime(at, times);
     return { start: t, end: t };
   };
-  const walk = (e: Expr, win: Window): void => {
+  // evaluated at one time only: an instant query, outside subqueries (which evaluate at many)
+  const single = times.start === times.end;
+  const walk = (e: Expr, win: Window, inSubquery: boolean): void => {
     switch (e.kind) {
       case "vectorSelector": {
         const ref = refWindow(e.at, win);
-        out.set(e, { start: ref.start - e.offset - times.lookback + 1, end: ref.end - e.offset });
+        const w: Window = { start: ref.start - e.offset - times.lookback + 1, end: ref.end - e.offset };
+        if (single && !inSubquery) w.lastOnly = true;
+        out.set(e, w);
         return;
       }
       case "matrixSelector": {
@@ -50,45 +56,45 @@ export function plan(expr: Expr, times: QueryTimes): Map<VectorSelector, Window>
       }
       case "subquery": {
         const ref = refWindow(e.at, win);
-        walk(e.expr, { start: ref.start - e.offset - e.range, end: ref.end - e.offset });
+        walk(e.expr, { start: ref.start - e.offset - e.range, end: ref.end - e.offset }, true);
         return;
       }
       case "call":
-        e.args.forEach((a) => walk(a, win));
+        e.args.forEach((a) => walk(a, win, inSubquery));
         return;
       case "aggregate":
-        walk(e.expr, win);
-        if (e.param) walk(e.param, win);
+        walk(e.expr, win, inSubquery);
+        if (e.param) walk(e.param, win, inSubquery);
         return;
       case "binary":
-        walk(e.lhs, win);
-        walk(e.rhs, win);
+        walk(e.lhs, win, inSubquery);
+        walk(e.rhs, win, inSubquery);
         return;
       case "unary":
       case "paren":
-        walk(e.expr, win);
+        walk(e.expr, win, inSubquery);
         return;
       default:
         return;
     }
   };
-  walk(expr, { start: times.start, end: times.end });
+  walk(expr, { start: times.start, end: times.end }, false);
   return out;
 }
 
 /** selects every selector's series once; series come back sorted by labels, stale markers found */
 export async function fetchData(q: SampleQuerier, expr: Expr, times: QueryTimes): Promise<SelectorData> {
   const windows = [...plan(expr, times)];
-  const results = await Promise.all(windows.map(([sel, w]) => q.select(sel.matchers, w.start, w.end)));
+  const results = await Promise.all(windows.map(([sel, w]) => q.select(sel.matchers, w.start, w.end, w.lastOnly ? { lastOnly: true } : undefined)));
   const data: SelectorData = new Map();
   windows.forEach(([sel], i) => {
     const series: RawSeries[] = results[i]!.map((s) => {
       const raw: RawSeries = { labels: s.labels, t: s.t, v: s.v };
-      const stale = staleMask(s.v);
+      const stale = s.stale === undefined ? staleMask(s.v) : s.stale;
       if (stale) raw.stale = stale;
       return raw;
     });
-    data.set(sel, sortByLabels(series, (s) => s.labels));
+    data.set(sel, q.sortsSeries ? series : sortByLabels(series, (s) => s.labels));
   });
   return data;
 }

@@ -20,7 +20,7 @@ import { parsePromQL } from "./parse.ts";
 import { sortByLabels, type Value } from "./series.ts";
 
 export type { Expr } from "./ast.ts";
-export { parsePromQL } from "./parse.ts";
+export { parsePromQL, parsePromQLCached } from "./parse.ts";
 export { PromQLParseError } from "./parse-error.ts";
 export { formatSampleValue } from "./format.ts";
 export { matchesAll, matcherPredicate } from "../matchers.ts";

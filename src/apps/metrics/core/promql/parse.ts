@@ -46,6 +46,32 @@ export function parsePromQL(text: string): Expr {
   return expr;
 }
 
+/** expressions parsed lately, by their text: dashboards and rules send the same queries again and again */
+const parsed = new Map<string, Expr>();
+const PARSED_MAX = 256;
+/** longer texts are parsed every time (the cache stays small) */
+const PARSED_MAX_TEXT = 4096;
+
+/**
+ * parsePromQL with the last PARSED_MAX expressions kept (least recently used
+ * first out). The expression is shared: evaluation never changes it (every
+ * query keeps its own state in maps keyed by its nodes).
+ */
+export function parsePromQLCached(text: string): Expr {
+  const hit = parsed.get(text);
+  if (hit) {
+    parsed.delete(text);
+    parsed.set(text, hit);
+    return hit;
+  }
+  const expr = parsePromQL(text);
+  if (text.length <= PARSED_MAX_TEXT) {
+    parsed.set(text, expr);
+    if (parsed.size > PARSED_MAX) parsed.delete(parsed.keys().next().value!);
+  }
+  return expr;
+}
+
 class Builder {
   constructor(private readonly q: string) {}
 

@@ -7,7 +7,7 @@ import { sourcesOf, stepTime, type EvalContext } from "./context.ts";
 import { evalScalar } from "./evaluate.ts";
 import { kahan, kahanAdd, quantile } from "./math.ts";
 import { forEachWindow, matrixSource, type RangeSource } from "./selectors.ts";
-import { assertUniqueLabels, dropMetricName, type StepSeries } from "./series.ts";
+import { assertUniqueLabels, dropMetricName, type RawSeries, type StepSeries } from "./series.ts";
 import { subquerySource } from "./subquery.ts";
 
 export interface Window {
@@ -244,28 +244,51 @@ export function evalRangeFunction(call: Call, ctx: EvalContext): StepSeries[] {
   const w: Window = { start: 0, end: 0, range: src.range, ts: 0, param: NaN };
   const out: StepSeries[] = [];
   const inputs: object[] = [];
+  // one callback for all series (this runs per series and step)
+  let t: ArrayLike<number> = [];
+  let v: ArrayLike<number> = [];
+  let steps: number[] = [];
+  let values: number[] = [];
+  const each = (step: number, lo: number, hi: number, end: number) => {
+    w.end = end;
+    w.start = end - src.range;
+    w.ts = stepTime(ctx, step);
+    w.param = params ? params[step]! : NaN;
+    const value = fn(t, v, lo, hi, w);
+    if (value !== undefined) {
+      steps.push(step);
+      values.push(value);
+    }
+  };
   for (const s of src.series) {
-    const steps: number[] = [];
-    const values: number[] = [];
-    forEachWindow(s, src, ctx, (step, lo, hi, end) => {
-      w.end = end;
-      w.start = end - src.range;
-      w.ts = stepTime(ctx, step);
-      w.param = params ? params[step]! : NaN;
-      const value = fn(s.t, s.v, lo, hi, w);
-      if (value !== undefined) {
-        steps.push(step);
-        values.push(value);
-      }
-    });
+    t = s.t;
+    v = s.v;
+    forEachWindow(s, src, ctx, each);
     if (steps.length > 0) {
       out.push({ labels: keepName ? s.labels : dropMetricName(s.labels), steps, values });
       // the labels object is the input series' identity in every slice (stale-free copies keep it)
       inputs.push(s.labels);
+      steps = [];
+      values = [];
     }
   }
-  assertUniqueLabels(out, inputs, sourcesOf(ctx, call));
+  if (!uniqueByConstruction(call.args[matrixIndex]!, keepName, src.series)) assertUniqueLabels(out, inputs, sourcesOf(ctx, call));
   return out;
+}
+
+/**
+ * whether the output's label sets cannot repeat, so checking them is not
+ * needed: one selector's series (all distinct) that keep their labels, or
+ * lose only a name every one of them shares (an equality matcher on it) and
+ * carry no other metadata label
+ */
+function uniqueByConstruction(arg: Expr, keepName: boolean, inputs: readonly RawSeries[]): boolean {
+  const e = unwrapParens(arg);
+  if (e.kind !== "matrixSelector") return false;
+  if (keepName) return true;
+  if (!e.selector.matchers.some((m) => m.name === "__name__" && m.type === "=")) return false;
+  for (const s of inputs) if ("__type__" in s.labels || "__unit__" in s.labels) return false;
+  return true;
 }
 
 function absentOverTime(call: Call, src: RangeSource, ctx: EvalContext): StepSeries[] {

@@ -6,6 +6,7 @@
 import { createTimeSlicer, type TimeSlicer } from "../../../../lib/time-slice.ts";
 import { holdSamples, QUERY_SLICE_MS, type QueryBudget } from "../query-budget.ts";
 import { formatSampleValue } from "./format.ts";
+import { memoOf } from "../labels-memo.ts";
 import { pointsOf, sortByLabels, type Value } from "./series.ts";
 import type { Labels } from "../types.ts";
 
@@ -23,7 +24,17 @@ export function sortedLabels(labels: Labels): Labels {
   return out;
 }
 
-const point = (t: number, v: number) => `[${t},${JSON.stringify(formatSampleValue(v))}]`;
+/** the JSON of labels in name order (kept for the label sets that never change) */
+export function labelsJson(labels: Labels): string {
+  const m = memoOf(labels);
+  if (m?.json !== undefined) return m.json;
+  const json = JSON.stringify(sortedLabels(labels));
+  if (m) m.json = json;
+  return json;
+}
+
+// a formatted sample value ("1.5", "NaN", "+Inf", "1e+21") needs no escaping in JSON
+const point = (t: number, v: number) => `[${t},"${formatSampleValue(v)}"]`;
 
 /** points written between two looks at the clock */
 const CHUNK = 20_000;
@@ -38,7 +49,7 @@ async function seriesJson(labels: Labels, n: number, pointAt: (i: number) => str
     chunks.push(part.join(","));
     await slicer.pause();
   }
-  return `{"metric":${JSON.stringify(sortedLabels(labels))},"values":[${chunks.join(",")}]}`;
+  return `{"metric":${labelsJson(labels)},"values":[${chunks.join(",")}]}`;
 }
 
 /** an instant query's value at time t (ms) */
@@ -53,9 +64,10 @@ export async function instantJson(value: Value, timeMs: number, budget: QueryBud
     case "vector": {
       holdSamples(budget, pointsOf(value) * RENDER_WEIGHT);
       const parts: string[] = [];
-      for (const s of value.series) {
-        parts.push(`{"metric":${JSON.stringify(sortedLabels(s.labels))},"value":${point(t, s.values[0]!)}}`);
-        await slicer.pause();
+      for (let i = 0; i < value.series.length; i++) {
+        const s = value.series[i]!;
+        parts.push(`{"metric":${labelsJson(s.labels)},"value":${point(t, s.values[0]!)}}`);
+        if ((i & 255) === 255) await slicer.pause();
       }
       return `{"resultType":"vector","result":[${parts.join(",")}]}`;
     }

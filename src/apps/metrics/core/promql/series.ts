@@ -3,6 +3,7 @@
 // StepSeries: per series, the step indexes it has a value at (ascending) and
 // those values, so a range query never materialises one object per sample.
 import { ApiError } from "../../../../lib/errors.ts";
+import { immutableLabels, memoOf } from "../labels-memo.ts";
 import type { Labels } from "../types.ts";
 
 export interface StepSeries {
@@ -54,9 +55,12 @@ const NAME = "__name__";
 
 /** a canonical string for a label set, usable as a map key */
 export function labelsKey(labels: Labels): string {
+  const m = memoOf(labels);
+  if (m?.key !== undefined) return m.key;
   const names = Object.keys(labels).sort();
   let key = "";
   for (const n of names) key += n + "\xff" + labels[n] + "\xff";
+  if (m) m.key = key;
   return key;
 }
 
@@ -108,8 +112,12 @@ export function labelsString(labels: Labels): string {
 /** drops __name__ and the other metadata labels (schema.IsMetadataLabel) */
 export function dropMetricName(labels: Labels): Labels {
   if (!(NAME in labels) && !("__type__" in labels) && !("__unit__" in labels)) return labels;
+  const m = memoOf(labels);
+  if (m?.noName) return m.noName;
   const out: Labels = {};
   for (const n in labels) if (n !== NAME && n !== "__type__" && n !== "__unit__") out[n] = labels[n]!;
+  // the same object every time, itself immutable: its own key and JSON are kept too
+  if (m) m.noName = immutableLabels(out);
   return out;
 }
 
