@@ -26,7 +26,10 @@ for (const b of [binary, compare]) {
 
 const runs = Number(process.env.RUNS ?? 9);
 const binaries = compare ? [binary, compare] : [binary];
-const times = new Map(binaries.map((b) => [b, { first: [] as number[], restart: [] as number[], firstCpu: [] as number[], restartCpu: [] as number[], firstAnswered: [] as number[], restartAnswered: [] as number[], firstMain: [] as number[], restartMain: [] as number[] }]));
+/** what one kind of start (first boot or restart) measured, run by run */
+interface Samples { ready: number[]; cpu: number[]; main: number[]; answered: number[] }
+const samples = (): Samples => ({ ready: [], cpu: [], main: [], answered: [] });
+const times = new Map(binaries.map((b) => [b, { first: samples(), restart: samples() }]));
 
 /**
  * CPU milliseconds (user + system) a process has used so far, or with main its
@@ -66,25 +69,23 @@ const settle = async () => {
   spawnSync("sync");
   await new Promise((r) => setTimeout(r, 500));
 };
+/** starts b on dir after the disk settles, records its figures into `into`, and stops it */
+async function timeStart(b: string, dir: string, into: Samples): Promise<void> {
+  await settle();
+  const started = await startBinary(b, args(dir));
+  into.ready.push(started.readyMs);
+  into.cpu.push(cpuMs(started.child.pid));
+  into.main.push(cpuMs(started.child.pid, true));
+  into.answered.push(await answeredMs(started));
+  await stopBinary(started.child);
+}
 try {
   for (let i = 0; i < runs; i++) {
     for (const [n, b] of binaries.entries()) {
       const dir = join(base, `d${i}-${n}`);
       const t = times.get(b)!;
-      await settle();
-      const first = await startBinary(b, args(dir));
-      t.first.push(first.readyMs);
-      t.firstCpu.push(cpuMs(first.child.pid));
-      t.firstMain.push(cpuMs(first.child.pid, true));
-      t.firstAnswered.push(await answeredMs(first));
-      await stopBinary(first.child);
-      await settle();
-      const again = await startBinary(b, args(dir));
-      t.restart.push(again.readyMs);
-      t.restartCpu.push(cpuMs(again.child.pid));
-      t.restartMain.push(cpuMs(again.child.pid, true));
-      t.restartAnswered.push(await answeredMs(again));
-      await stopBinary(again.child);
+      await timeStart(b, dir, t.first);
+      await timeStart(b, dir, t.restart);
     }
   }
 } finally {
@@ -94,26 +95,26 @@ const fmt = (xs: number[]) => `median ${Math.round(median(xs))} ms (min ${Math.r
 for (const b of binaries) {
   const t = times.get(b)!;
   if (compare) console.log(`${b}:`);
-  console.log(`first boot, new data dir:   ${fmt(t.first)}`);
-  console.log(`restart, existing data dir: ${fmt(t.restart)}`);
-  console.log(`first boot until first answered /api/user (and both /ready): ${fmt(t.firstAnswered)}`);
-  console.log(`restart until first answered /api/user (and both /ready):    ${fmt(t.restartAnswered)}`);
-  if (t.firstCpu.every(Number.isFinite)) {
-    console.log(`CPU time used when ready:   first boot ${fmt(t.firstCpu)}; restart ${fmt(t.restartCpu)}`);
-    console.log(`  of it the main thread:    first boot ${fmt(t.firstMain)}; restart ${fmt(t.restartMain)}`);
+  console.log(`first boot, new data dir:   ${fmt(t.first.ready)}`);
+  console.log(`restart, existing data dir: ${fmt(t.restart.ready)}`);
+  console.log(`first boot until first answered /api/user (and both /ready): ${fmt(t.first.answered)}`);
+  console.log(`restart until first answered /api/user (and both /ready):    ${fmt(t.restart.answered)}`);
+  if (t.first.cpu.every(Number.isFinite)) {
+    console.log(`CPU time used when ready:   first boot ${fmt(t.first.cpu)}; restart ${fmt(t.restart.cpu)}`);
+    console.log(`  of it the main thread:    first boot ${fmt(t.first.main)}; restart ${fmt(t.restart.main)}`);
   }
 }
 const own = times.get(binary)!;
 const spread = (xs: number[]) => ({ min: Math.round(Math.min(...xs)), max: Math.round(Math.max(...xs)), runs: xs.length });
-report.figure("first boot, new data dir (median)", Math.round(median(own.first)), "ms", "< 1000", spread(own.first));
-report.figure("restart, existing data dir (median)", Math.round(median(own.restart)), "ms", "< 500", spread(own.restart));
-report.figure("first boot until first answered /api/user", Math.round(median(own.firstAnswered)), "ms", null, spread(own.firstAnswered));
-report.figure("restart until first answered /api/user", Math.round(median(own.restartAnswered)), "ms", null, spread(own.restartAnswered));
-if (own.firstCpu.every(Number.isFinite)) {
-  report.figure("first boot CPU time when ready (median)", Math.round(median(own.firstCpu)), "ms", null, spread(own.firstCpu));
-  report.figure("restart CPU time when ready (median)", Math.round(median(own.restartCpu)), "ms", null, spread(own.restartCpu));
-  report.figure("first boot main-thread CPU time when ready (median)", Math.round(median(own.firstMain)), "ms", null, spread(own.firstMain));
-  report.figure("restart main-thread CPU time when ready (median)", Math.round(median(own.restartMain)), "ms", null, spread(own.restartMain));
+report.figure("first boot, new data dir (median)", Math.round(median(own.first.ready)), "ms", "< 1000", spread(own.first.ready));
+report.figure("restart, existing data dir (median)", Math.round(median(own.restart.ready)), "ms", "< 500", spread(own.restart.ready));
+report.figure("first boot until first answered /api/user", Math.round(median(own.first.answered)), "ms", null, spread(own.first.answered));
+report.figure("restart until first answered /api/user", Math.round(median(own.restart.answered)), "ms", null, spread(own.restart.answered));
+if (own.first.cpu.every(Number.isFinite)) {
+  report.figure("first boot CPU time when ready (median)", Math.round(median(own.first.cpu)), "ms", null, spread(own.first.cpu));
+  report.figure("restart CPU time when ready (median)", Math.round(median(own.restart.cpu)), "ms", null, spread(own.restart.cpu));
+  report.figure("first boot main-thread CPU time when ready (median)", Math.round(median(own.first.main)), "ms", null, spread(own.first.main));
+  report.figure("restart main-thread CPU time when ready (median)", Math.round(median(own.restart.main)), "ms", null, spread(own.restart.main));
 }
 const [load1, load5] = loadavg();
 console.log(`load average: ${loadAtStart.toFixed(2)} at the start, ${load1!.toFixed(2)} (1 min) and ${load5!.toFixed(2)} (5 min) at the end, on ${availableParallelism()} cores`);
