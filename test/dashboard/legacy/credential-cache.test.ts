@@ -65,6 +65,23 @@ describe("verified-credentials cache", () => {
     expect(locked.body.messageId).toBe("login-attempt.blocked");
   });
 
+  it("the same wrong password repeated one request at a time costs one bcrypt (CI: concurrent requests arrived after the first finished)", async () => {
+    const hal = await t.api.user("cache-hal", "Viewer");
+    const before = passwordComparisons();
+    for (let i = 0; i < 3; i++) {
+      const r = await t.api.get("/api/user", { auth: basic(hal.login, "wrong") });
+      expect(r.status).toBe(401);
+      expect(r.body.messageId).not.toBe("login-attempt.blocked");
+    }
+    expect(passwordComparisons() - before).toBe(1);
+    // the right password is not refused by the remembered wrong one (and resets the count)
+    expect((await t.api.get("/api/user", { auth: hal.auth })).status).toBe(200);
+    expect(passwordComparisons() - before).toBe(2);
+    // a different wrong password is checked afresh
+    expect((await t.api.get("/api/user", { auth: basic(hal.login, "wrong-2") })).status).toBe(401);
+    expect(passwordComparisons() - before).toBe(3);
+  });
+
   it("a changed password takes effect at once: the cached old one is refused, the new one works", async () => {
     const erin = await t.api.user("cache-erin", "Viewer");
     expect((await t.api.get("/api/user", { auth: erin.auth })).status).toBe(200);

@@ -126,11 +126,29 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 
   /** one bcrypt for concurrent requests carrying the same credentials (no stampede after a cold start) */
   const pending = new Map<string, Promise<boolean>>();
-  const compareOnce = (key: string, password: string, hash: string): Promise<boolean> => {
+  // credentials found wrong, against the hash they were checked with: a caller
+  // repeating the same wrong password (a misconfigured script) pays no further
+  // bcrypt, however its requests are spread in time; each repetition is still
+  // counted by the lock-out below
+  const refused = new Map<string, number>();
+  const compareOnce = async (key: string, password: string, hash: string): Promise<boolean> => {
     const flightKey = `${key}\n${hash}`;
+    const refusedUntil = refused.get(flightKey);
+    if (refusedUntil !== undefined) {
+      if (refusedUntil > now()) return false;
+      refused.delete(flightKey);
+    }
     let flight = pending.get(flightKey);
     if (!flight) {
-      flight = verifyPassword(password, hash).finally(() => pending.delete(flightKey));
+      flight = verifyPassword(password, hash)
+        .then((ok) => {
+          if (!ok) {
+            refused.set(flightKey, now() + VERIFIED_TTL_MS);
+            while (refused.size > VERIFIED_MAX) refused.delete(refused.keys().next().value!);
+          }
+          return ok;
+        })
+        .finally(() => pending.delete(flightKey));
       pending.set(flightKey, flight);
     }
     return flight;
