@@ -43,7 +43,7 @@ export function createLogger(options: LoggerOptions, bound: LogFields = {}): Log
     if (rank[level] < min) return;
     const ts = isoNow(now());
     let line: string;
-    if (options.format === "logfmt" && boundText !== undefined && !(fields && Object.keys(fields).some((k) => k in bound || movesFields(k)))) {
+    if (options.format === "logfmt" && boundText !== undefined && !(fields && replacesFields(fields, bound))) {
       const rest = fields ? pairs(fields) : "";
       line = `ts=${logfmtValue(ts)} level=${level} msg=${logfmtValue(msg)}${boundText && ` ${boundText}`}${rest && ` ${rest}`}`;
     } else {
@@ -116,6 +116,12 @@ export function toLogfmt(record: LogFields): string {
 /** a field name that takes another place in a record than where it is written: the fixed ones, or an integer-like one (sorted first) */
 const movesFields = (k: string) => k === "ts" || k === "level" || k === "msg" || (k.charCodeAt(0) >= 48 && k.charCodeAt(0) <= 57);
 
+/** whether a line's fields name a bound field or one that moves (checked per line: no array made) */
+function replacesFields(fields: LogFields, bound: LogFields): boolean {
+  for (const k in fields) if (k in bound || movesFields(k)) return true;
+  return false;
+}
+
 /** fields as logfmt pairs, undefined ones left out (toLogfmt of a record without integer-like names) */
 function pairs(fields: LogFields): string {
   let out = "";
@@ -142,6 +148,8 @@ function isoNow(d: Date): string {
 const NEEDS_QUOTES = /[\s"=\\\x00-\x1f]/;
 
 function logfmtValue(raw: unknown): string {
+  // a number's or a boolean's text never needs quotes (a request line has two numbers)
+  if (typeof raw === "number" || typeof raw === "boolean") return String(raw);
   const text =
     raw instanceof Error ? raw.message
     : typeof raw === "string" ? raw

@@ -34,8 +34,11 @@ export interface MetricsStore {
   tenants(): string[];
   /** the segment the next write-ahead record goes to (rotating first when the segment is full) */
   walSegment(): number;
-  /** appends a record (a snappy WriteRequest of what was accepted) before the push is acknowledged */
-  logWrite(tenant: string, body: Uint8Array): void;
+  /**
+   * queues a record (a snappy WriteRequest of what was accepted) for this turn's group write;
+   * the push is acknowledged once the promise settles (none without a write-ahead log)
+   */
+  logWrite(tenant: string, body: Uint8Array): Promise<unknown> | undefined;
   querier(tenant: string, budget: QueryBudget): SampleQuerier;
   /** writes closed (and, with `all`, open) chunks to the database */
   flush(all?: boolean): Promise<void>;
@@ -103,7 +106,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       payload[1] = name.length & 0xff;
       payload.set(name, 2);
       payload.set(body, 2 + name.length);
-      wal.append(payload);
+      return wal.write(payload);
     },
     querier: (tenant, budget) => createQuerier(o.pg, heads.get(tenant), tenant, budget),
     flush,

@@ -4,6 +4,7 @@
 // store evaluates is accepted; anything else is refused by name.
 import { parser } from "@grafana/lezer-logql";
 import type { SyntaxNode } from "@lezer/common";
+import { boundedMemo } from "../../../../lib/bounded-memo.ts";
 import { ApiError } from "../../../../lib/errors.ts";
 import { compileAnchored, compileUnanchored, RegexSyntaxError, type Regex } from "../../../../lib/re2.ts";
 import { parseDuration } from "../../../../lib/units.ts";
@@ -78,7 +79,21 @@ function position(q: string, offset: number): string {
   return `line ${line}, col ${col}`;
 }
 
+/**
+ * A query's AST, parsed once per distinct text: dashboards and tailing
+ * clients send the same few queries again and again, and the grammar's parse
+ * cost more than answering a small query. The AST is shared: it is read,
+ * never changed, by evaluation (its regexes and templates are stateless).
+ * A text that fails to parse is not remembered (its error is thrown again),
+ * nor is a long one (memory stays bounded: at most 500 texts of 4 KiB).
+ */
 export function parseLogQL(q: string): Query {
+  return q.length <= MEMO_MAX_TEXT ? parseRemembered(q) : parseLogQLText(q);
+}
+const MEMO_MAX_TEXT = 4096;
+const parseRemembered = boundedMemo(parseLogQLText, 500);
+
+function parseLogQLText(q: string): Query {
   const tree = parser.parse(q);
   let error: number | undefined;
   tree.iterate({

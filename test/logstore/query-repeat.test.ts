@@ -1,0 +1,44 @@
+// The same query text asked again (as dashboards and tailing clients do) is
+// parsed once and its AST shared (issue 17): answers stay those of a fresh
+// parse — labels a parser stage extracted for one answer never leak into the
+// next, a refused query is refused again with the same message.
+import { describe, expect, it } from "vitest";
+import { testClock, useServer } from "../helpers/server.ts";
+import { logClient } from "./helpers.ts";
+
+const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+const ns = (ms: number) => String(BigInt(ms) * 1_000_000n);
+
+describe("log store: a query asked again", () => {
+  const clock = testClock(T0);
+  const t = useServer({}, clock);
+  const q = (query: string) => logClient(t.server.urls.logs!).get("/svc/api/v1/query_range", "rq", { query, start: String((T0 - 600_000) / 1000), end: String(T0 / 1000), direction: "forward" });
+
+  it("pipelines with parsers, filters and templates give the same answers each time; errors repeat", async () => {
+    const push = await logClient(t.server.urls.logs!).push("rq", [
+      { stream: { app: "a" }, values: [[ns(T0 - 300_000), 'level=info msg="one" status=200'], [ns(T0 - 200_000), 'level=error msg="two" status=500']] },
+      { stream: { app: "b" }, values: [[ns(T0 - 250_000), '{"level":"warn","msg":"three"}']] },
+    ]);
+    expect(push.status).toBe(204);
+    const logfmt = '{app=~"a|b"} | logfmt | level="error" | line_format "{{.msg}} ({{.status}})"';
+    const first = await q(logfmt);
+    expect(first.status).toBe(200);
+    expect(first.body.data.result).toEqual([{ stream: { app: "a", level: "error", msg: "two", status: "500" }, values: [[ns(T0 - 200_000), "two (500)"]] }]);
+    for (let i = 0; i < 3; i++) expect((await q(logfmt)).body.data.result).toEqual(first.body.data.result);
+
+    // another query over the same streams: nothing extracted above shows up
+    const plain = await q('{app=~"a|b"} |= "e"');
+    expect(plain.body.data.result).toEqual([
+      { stream: { app: "a" }, values: [[ns(T0 - 300_000), 'level=info msg="one" status=200'], [ns(T0 - 200_000), 'level=error msg="two" status=500']] },
+      { stream: { app: "b" }, values: [[ns(T0 - 250_000), '{"level":"warn","msg":"three"}']] },
+    ]);
+    const json = await q('{app="b"} | json | label_format lvl="{{.level}}"');
+    expect(json.body.data.result).toEqual([{ stream: { app: "b", level: "warn", msg: "three", lvl: "warn" }, values: [[ns(T0 - 250_000), '{"level":"warn","msg":"three"}']] }]);
+    expect((await q('{app="b"} | json | label_format lvl="{{.level}}"')).body.data.result).toEqual(json.body.data.result);
+
+    const bad = await q('{app="a"} |= ');
+    expect(bad.status).toBe(400);
+    const again = await q('{app="a"} |= ');
+    expect([again.status, again.text]).toEqual([400, bad.text]);
+  });
+});
