@@ -1,28 +1,18 @@
 // A write-ahead log of opaque records: each record is appended (and written
-// through to the file) before the push it carries is acknowledged, so what
-// was acknowledged survives a crash of the process. Records live in numbered
-// segment files; a segment is deleted once its owner has everything in it
-// stored elsewhere.
-//
-// `write` is a group write: the records of one event-loop turn go to the
-// file in one system call at the end of the turn, and each promise resolves
-// once its record is in the file (a write per push was a visible share of a
-// push's cost under load). `append` and closing first write what is waiting,
-// so records keep their order; a segment is not rotated while records wait.
+// through to the file, one write per record) before the push it carries is
+// acknowledged, so what was acknowledged survives a crash of the process.
+// Records live in numbered segment files; a segment is deleted once its
+// owner has everything in it stored elsewhere.
 //
 // Record: [u32 length][i32 crc32 of payload][payload]
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { setImmediate } from "node:timers";
 import CRC32 from "crc-32";
 
 export interface SegmentWal {
   /** the segment new records go to */
   readonly segment: number;
-  /** writes a record at once (with any waiting before it) */
   append(payload: Uint8Array): void;
-  /** queues a record for this turn's group write: resolves with the segment it went to once it is in the file */
-  write(payload: Uint8Array): Promise<number>;
   /** starts a new segment when the current one is large; returns the segment in use */
   maybeRotate(): number;
   /** deletes segments below `segment` (never the one in use) */
@@ -35,8 +25,6 @@ export interface SegmentWal {
 }
 
 const DEFAULT_SEGMENT_BYTES = 32 * 1024 * 1024;
-/** a group write starts at once past this many waiting bytes */
-const GROUP_BYTES = 1024 * 1024;
 const name = (n: number) => `${String(n).padStart(8, "0")}.wal`;
 
 /** every intact record on disk, in order; a torn tail (a crash mid-write) ends the read */
@@ -72,67 +60,22 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
   let segment = (existing.at(-1) ?? 0) + 1;
   let fd = openSync(join(dir, name(segment)), "a", 0o600);
   let size = 0;
-  /** framed records waiting for the group write, and who waits for them */
-  let waiting: Buffer[] = [];
-  let waitingBytes = 0;
-  let waiters: Array<{ resolve: (segment: number) => void; reject: (err: unknown) => void }> = [];
-  let scheduled = false;
-
-  const frame = (payload: Uint8Array): Buffer => {
-    const buf = Buffer.allocUnsafe(8 + payload.length);
-    buf.writeUInt32LE(payload.length, 0);
-    buf.writeInt32LE(CRC32.buf(payload), 4);
-    buf.set(payload, 8);
-    return buf;
-  };
-  const writeAll = (buf: Buffer) => {
-    // whole records: a crash leaves whole records or a torn tail readSegments skips
-    let written = 0;
-    while (written < buf.length) written += writeSync(fd, buf, written);
-    size += buf.length;
-  };
-  /** writes the waiting records (one system call) and settles their promises; never throws */
-  const writeWaiting = () => {
-    scheduled = false;
-    if (!waiting.length) return;
-    const buf = waiting.length === 1 ? waiting[0]! : Buffer.concat(waiting, waitingBytes);
-    const settle = waiters;
-    waiting = [];
-    waitingBytes = 0;
-    waiters = [];
-    try {
-      writeAll(buf);
-    } catch (err) {
-      for (const w of settle) w.reject(err);
-      return;
-    }
-    for (const w of settle) w.resolve(segment);
-  };
-
   return {
     get segment() {
       return segment;
     },
     append(payload) {
-      writeWaiting();
-      writeAll(frame(payload));
-    },
-    write(payload) {
-      const buf = frame(payload);
-      const done = new Promise<number>((resolve, reject) => waiters.push({ resolve, reject }));
-      waiting.push(buf);
-      waitingBytes += buf.length;
-      if (waitingBytes >= GROUP_BYTES) writeWaiting();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(writeWaiting);
-      }
-      return done;
+      // one write: a crash leaves a whole record or a torn tail readSegments skips
+      const buf = Buffer.allocUnsafe(8 + payload.length);
+      buf.writeUInt32LE(payload.length, 0);
+      buf.writeInt32LE(CRC32.buf(payload), 4);
+      buf.set(payload, 8);
+      let written = 0;
+      while (written < buf.length) written += writeSync(fd, buf, written);
+      size += buf.length;
     },
     maybeRotate() {
-      // records waiting for the group write go to the segment that was current when they were
-      // queued (their owners noted it): no rotation until they are written
-      if (waiting.length || size < segmentBytes) return segment;
+      if (size < segmentBytes) return segment;
       closeSync(fd);
       segment++;
       fd = openSync(join(dir, name(segment)), "a", 0o600);
@@ -144,14 +87,12 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
     },
     segments: () => listSegments(dir),
     close() {
-      writeWaiting();
       closeSync(fd);
       // an empty segment carries nothing
       const path = join(dir, name(segment));
       if (existsSync(path) && statSync(path).size === 0) rmSync(path, { force: true });
     },
     clear() {
-      writeWaiting();
       closeSync(fd);
       for (const s of listSegments(dir)) rmSync(join(dir, name(s)), { force: true });
     },

@@ -131,7 +131,6 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
         metadata: [],
       };
       const result = ingest(ruleIngestDeps, tenant, request);
-      await result.written;
       if (result.status !== 200) throw new ApiError(result.status, result.message ?? "");
     },
     limits,

@@ -120,7 +120,7 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
     batch.push({ stream, entries: a.entries });
   }
   if (batch.length) {
-    await deps.store.append(tenant, batch);
+    deps.store.append(tenant, batch);
     deps.counters.received(tenant, lines, bytes - limitedBytes);
   }
   if (!errors.length) return { status: 204 };

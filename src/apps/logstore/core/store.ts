@@ -73,13 +73,8 @@ export interface LogStore {
   tenants(): string[];
   /** finds or creates a stream; creation writes its row */
   stream(tenant: string, labels: Record<string, string>): Promise<Stream>;
-  /**
-   * appends accepted entries: written ahead, then to the heads. With a
-   * write-ahead log the record joins this turn's group write and the promise
-   * settles once the entries are in the file and the heads (rejected, and
-   * nothing added, if the write fails); without one the heads take them at once.
-   */
-  append(tenant: string, batch: Array<{ stream: Stream; entries: Entry[] }>): Promise<void> | void;
+  /** appends accepted entries: written ahead, then to the heads */
+  append(tenant: string, batch: Array<{ stream: Stream; entries: Entry[] }>): void;
   /** the stream's time-ordered runs (stored chunks, chunks being written, the head), in rank order for merge.ts */
   runs(stream: Stream): Run[];
   /**
@@ -350,11 +345,8 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
           entries: entries.map((e) => (e.metadata ? [tsText(e), e.line, e.metadata] : [tsText(e), e.line])),
         })),
       };
-      const add = (segment: number) => {
-        for (const { stream, entries } of batch) addToHead(stream, entries, record.seq, segment);
-      };
-      if (!wal) return add(0);
-      return wal.write(record).then(add);
+      wal?.append(record);
+      for (const { stream, entries } of batch) addToHead(stream, entries, record.seq, wal?.segment ?? 0);
     },
     runs: (stream) => runsOf(stream),
     scan: (stream, from, to, backward, visit) => mergeLanes([{ runs: runsOf(stream) }], from, to, backward, (_, e) => visit(e)),

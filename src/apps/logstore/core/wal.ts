@@ -15,9 +15,8 @@ export interface WalRecord {
   streams: WalStream[];
 }
 
-export interface Wal extends Omit<SegmentWal, "append" | "write" | "clear"> {
-  /** the record in this turn's group write: resolves with its segment once it is in the file */
-  write(record: WalRecord): Promise<number>;
+export interface Wal extends Omit<SegmentWal, "append" | "clear"> {
+  append(record: WalRecord): void;
 }
 
 const decoder = new TextDecoder();
@@ -33,7 +32,7 @@ export function openWal(dir: string): Wal {
     get segment() {
       return wal.segment;
     },
-    write: (record) => wal.write(Buffer.from(JSON.stringify(record), "utf8")),
+    append: (record) => wal.append(Buffer.from(JSON.stringify(record), "utf8")),
     maybeRotate: () => wal.maybeRotate(),
     truncateBefore: (segment) => wal.truncateBefore(segment),
     segments: () => wal.segments(),

@@ -30,8 +30,6 @@ export interface IngestDeps {
 export interface IngestResult {
   status: 200 | 400 | 429;
   message?: string;
-  /** settles once what was appended is in the write-ahead log (this turn's group write): answer after it */
-  written?: Promise<unknown>;
 }
 
 /** a time as Go's RFC 3339 with nanoseconds writes it (trailing zeros trimmed), for ingester messages */
@@ -158,15 +156,12 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
       accepted.push({ ...ts, labels, labelsSkipped: false, samples: kept });
     }
   }
-  let written: Promise<unknown> | undefined;
   if (appended) {
     const whole = !rejected && raw && accepted.length === request.timeseries.length;
-    written = deps.store.logWrite(tenant, whole ? raw : encodeWriteRequest({ timeseries: accepted }));
+    deps.store.logWrite(tenant, whole ? raw : encodeWriteRequest({ timeseries: accepted }));
     deps.counters.ingested(tenant, appended);
   }
-  const result: IngestResult = firstError === undefined ? { status: 200 } : { status: 400, message: firstError };
-  if (written) result.written = written;
-  return result;
+  return firstError === undefined ? { status: 200 } : { status: 400, message: firstError };
 }
 
 interface Valid {

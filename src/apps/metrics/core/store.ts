@@ -34,11 +34,8 @@ export interface MetricsStore {
   tenants(): string[];
   /** the segment the next write-ahead record goes to (rotating first when the segment is full) */
   walSegment(): number;
-  /**
-   * queues a record (a snappy WriteRequest of what was accepted) for this turn's group write;
-   * the push is acknowledged once the promise settles (none without a write-ahead log)
-   */
-  logWrite(tenant: string, body: Uint8Array): Promise<unknown> | undefined;
+  /** appends a record (a snappy WriteRequest of what was accepted) before the push is acknowledged */
+  logWrite(tenant: string, body: Uint8Array): void;
   querier(tenant: string, budget: QueryBudget): SampleQuerier;
   /** writes closed (and, with `all`, open) chunks to the database */
   flush(all?: boolean): Promise<void>;
@@ -106,7 +103,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       payload[1] = name.length & 0xff;
       payload.set(name, 2);
       payload.set(body, 2 + name.length);
-      return wal.write(payload);
+      wal.append(payload);
     },
     querier: (tenant, budget) => createQuerier(o.pg, heads.get(tenant), tenant, budget),
     flush,

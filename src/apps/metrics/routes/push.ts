@@ -54,7 +54,6 @@ export function registerPush(app: Hono, deps: PushDeps): void {
     const head = deps.store.peek(tenant);
     const request = decodeWriteRequest(uncompressBody(raw, deps.maxRecvMsgSize), head ? (key) => head.byRawKey.has(key) : undefined);
     const result = ingest(deps, tenant, request, raw);
-    await result.written;
     if (result.status === 200) return c.body(null, 200);
     throw new ApiError(result.status, result.message ?? "", result.status === 429 ? { headers: retryHeaders(c) } : {});
   };
