@@ -41,4 +41,19 @@ describe("log store: a query asked again", () => {
     const again = await q('{app="a"} |= ');
     expect([again.status, again.text]).toEqual([400, bad.text]);
   });
+
+  it("parameters from one parse of the query string: escaped names, + as space, the first of repeated values", async () => {
+    const base = t.server.urls.logs!;
+    const get = async (qs: string) => {
+      const res = await fetch(`${base}/svc/api/v1/query_range?${qs}`, { headers: { "X-Scope-OrgID": "rq" } });
+      return { status: res.status, body: (await res.json()) as { data: { result: Array<{ values: string[][] }> } } };
+    };
+    const range = `start=${(T0 - 600_000) / 1000}&end=${T0 / 1000}`;
+    const lines = (r: Awaited<ReturnType<typeof get>>) => r.body.data.result.flatMap((s) => s.values.map((v) => v[1]));
+    const escaped = await get(`%71uery=${encodeURIComponent('{app="a"}')}&${range}&%6Cimit=1&limit=5&direction=forward`);
+    expect(escaped.status).toBe(200);
+    expect(lines(escaped)).toEqual(['level=info msg="one" status=200']);
+    const plus = await get(`query=${encodeURIComponent('{app="a"}').replace(/%20/g, "+")}+%7C%3D+%22two%22&query=${encodeURIComponent('{app="b"}')}&${range}`);
+    expect(lines(plus)).toEqual(['level=error msg="two" status=500']);
+  });
 });

@@ -5,6 +5,7 @@
 import type { Context, Handler, Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { ApiError } from "../../../lib/errors.ts";
+import { queryParams } from "../../../lib/http/query.ts";
 import type { Authenticator, Identity } from "../core/authenticate.ts";
 import { hasPermission } from "../core/permissions.ts";
 import { SESSION_COOKIE } from "../core/sessions.ts";
@@ -53,7 +54,7 @@ async function authorize(c: Context, access: Exclude<Access, { public: true }>, 
   const identity = await auth.authenticate({
     authorization: c.req.header("Authorization"),
     session: getCookie(c, SESSION_COOKIE),
-    orgId: ("orgOf" in access ? access.orgOf?.(c) : undefined) ?? c.req.query("targetOrgId") ?? c.req.header("X-Svc-Org-Id"),
+    orgId: ("orgOf" in access ? access.orgOf?.(c) : undefined) ?? queryParams(c).one("targetOrgId") ?? c.req.header("X-Svc-Org-Id"),
   });
   c.set("identity" as never, identity as never);
   if (access.usersOnly && identity.kind !== "user") throw new ApiError(403, "Endpoint only available for users");

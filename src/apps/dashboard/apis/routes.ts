@@ -3,6 +3,7 @@
 // dashboard.feature_toggles ("-group/version" turns a default one off).
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
+import { queryParams } from "../../../lib/http/query.ts";
 import { readJson } from "../../../lib/http/base-app.ts";
 import { parseResourceVersion } from "./query-options.ts";
 import { identityOf, type Router } from "../access/guard.ts";
@@ -83,7 +84,7 @@ export function registerApis(r: Router, deps: ApisDeps): void {
 
   r.get(`${base}/:name`, access, async (c) => {
     const { d, version } = kindOf(c);
-    const object = await getObject(d, contextOf(c), c.req.param("name")!, parseResourceVersion(c.req.query("resourceVersion")));
+    const object = await getObject(d, contextOf(c), c.req.param("name")!, parseResourceVersion(queryParams(c).one("resourceVersion")));
     return c.json(toResponse(d, version, object));
   });
 

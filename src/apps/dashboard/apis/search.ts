@@ -2,6 +2,7 @@
 // the caller may read, from the in-memory store (spec "Search (legacy)").
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
+import { queryParams } from "../../../lib/http/query.ts";
 import { identityOf, type Router } from "../access/guard.ts";
 import type { NamespaceContext } from "../core/namespaces.ts";
 import type { StarStore } from "../core/stars.ts";
@@ -28,7 +29,7 @@ export const folderUrl = (uid: string, title: string) => `/dashboards/f/${uid}/$
 
 /** repeated and comma-separated values of a query parameter */
 function many(c: Context, name: string): string[] {
-  return (c.req.queries(name) ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+  return (queryParams(c).all(name) ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
 }
 
 /** the spec: limit defaults to 1000, at most 5000; invalid values fall back to 1000 */
@@ -74,14 +75,15 @@ export function registerSearch(r: Router, deps: SearchDeps): void {
     const ids = many(c, "dashboardIds");
     const uids = [...many(c, "dashboardUIDs"), ...many(c, "dashboardUID")];
     if (ids.length && uids.length) throw new ApiError(400, "search supports UIDs or IDs, not both");
-    const query = (c.req.query("query") ?? "").toLowerCase();
+    const params = queryParams(c);
+    const query = (params.one("query") ?? "").toLowerCase();
     const tags = many(c, "tag");
-    const type = c.req.query("type");
-    const folderUids = c.req.queries("folderUIDs") === undefined ? undefined : many(c, "folderUIDs").map((f) => (f === "general" ? "" : f));
-    if (c.req.queries("folderUIDs") !== undefined && folderUids!.length === 0) folderUids!.push("");
-    const starredOnly = c.req.query("starred") === "true";
-    const limit = limitOf(c.req.query("limit"));
-    const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
+    const type = params.one("type");
+    const folderUids = params.all("folderUIDs") === undefined ? undefined : many(c, "folderUIDs").map((f) => (f === "general" ? "" : f));
+    if (params.all("folderUIDs") !== undefined && folderUids!.length === 0) folderUids!.push("");
+    const starredOnly = params.one("starred") === "true";
+    const limit = limitOf(params.one("limit"));
+    const page = Math.max(1, Number.parseInt(params.one("page") ?? "1", 10) || 1);
 
     const stars = identity.kind === "user" ? await deps.stars.list(identity.user.id, identity.orgId) : [];
     const starred = new Set(stars.map((s) => `${s.kind}/${s.name}`));

@@ -3,6 +3,7 @@
 // limits and response shapes.
 import type { Context, Hono } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
+import { queryParams } from "../../../lib/http/query.ts";
 import type { Limits } from "../core/limits.ts";
 import { formatValue, runLogQuery, runMetricQuery, selectStreams, stepsOf, type Series, type Source } from "../core/logql/evaluate.ts";
 import { parseLogQL, parseSelector, type LogQuery, type Matcher } from "../core/logql/parse.ts";
@@ -46,9 +47,10 @@ async function paramsOf(c: Context): Promise<{ one: (n: string) => string | unde
     form = await c.req.parseBody({ all: true });
   }
   const fromForm = (n: string) => [form[n] ?? []].flat().filter((v): v is string => typeof v === "string");
+  const query = queryParams(c);
   return {
-    one: (n) => c.req.query(n) ?? fromForm(n)[0],
-    all: (n) => [...(c.req.queries(n) ?? []), ...fromForm(n)],
+    one: (n) => query.one(n) ?? fromForm(n)[0],
+    all: (n) => [...(query.all(n) ?? []), ...fromForm(n)],
   };
 }
 
