@@ -22,10 +22,13 @@ describe("request duration histograms on the stores' /metrics", () => {
     return { buckets, count: one("count"), sum: one("sum") };
   };
 
-  it("three log pushes and two 404s, two metric pushes: counted by route pattern and status, buckets cumulative", async () => {
+  it("three log pushes, two 404s, /ready and a refused URL, two metric pushes: counted by route pattern and status, buckets cumulative", async () => {
     const logs = logClient(ctx.server.urls.logs!);
     for (let i = 0; i < 3; i++) expect((await logs.push("h", [{ stream: { app: "h" }, values: [[nsAgo(1), `line ${i}`]] }])).status).toBe(204);
     for (let i = 0; i < 2; i++) expect((await fetch(`${ctx.server.urls.logs!}/svc/api/v1/nope`)).status).toBe(404);
+    // every request is counted, /ready and one refused before its route too (issue 17: recorded by the outer layer)
+    for (let i = 0; i < 2; i++) expect((await fetch(`${ctx.server.urls.logs!}/ready`)).status).toBe(200);
+    expect((await fetch(`${ctx.server.urls.logs!}/svc/api/v1/labels?x=%00`)).status).toBe(400);
     const metrics = metricsClient(ctx.server.urls.metrics!);
     for (let i = 0; i < 2; i++) expect((await metrics.push("h", [{ labels: { __name__: "h_metric" }, samples: [[Date.now() - 1000 + i, i]] }])).status).toBe(200);
 
@@ -38,6 +41,8 @@ describe("request duration histograms on the stores' /metrics", () => {
     expect(push.buckets.every(([, n], i) => i === 0 || n >= push.buckets[i - 1]![1])).toBe(true);
     expect(push.sum).toBeGreaterThan(0);
     expect(seriesOf(logText, "svc_request_duration_seconds", 'method="GET",route="/\\*",status_code="404"').count).toBe(2);
+    expect(seriesOf(logText, "svc_request_duration_seconds", 'method="GET",route="/ready",status_code="200"').count).toBe(2);
+    expect(seriesOf(logText, "svc_request_duration_seconds", 'method="GET",route="/\\*",status_code="400"').count).toBe(1);
 
     const metricText = await scrape(ctx.server.urls.metrics!);
     const remote = seriesOf(metricText, "cortex_request_duration_seconds", 'method="POST",route="/api/v1/push",status_code="200"');

@@ -47,6 +47,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     // the dashboard's scheme comes from its own TLS block, as server.ts listens
     sameHostPort: { scheme: config.dashboard.http_tls_config.cert_file ? "https" : "http", port: config.dashboard.http_port },
   });
+  const durations = requestDurations("svc_request_duration_seconds");
   const app = createStoreApp({
     service: "logs",
     logger: deps.logger,
@@ -56,6 +57,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     render: renderTextError,
     // before everything else: a preflight carries no tenant
     early: [storeCors],
+    durations,
   });
   const store = await openLogStore({
     pg: deps.db.pg,
@@ -68,7 +70,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const metrics = createLogStoreMetrics();
   const userStats = createLogUserStats(store, now);
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
-  app.use("*", requestDurations(metrics.registry, "svc_request_duration_seconds"));
+  durations.registerWith(metrics.registry);
   registerStatus(app, config, metrics);
   registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size);
   registerQueries(app, { store, limits: limits.of, tenants, now });

@@ -56,6 +56,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   const now = deps.now ?? (() => Date.now());
   const logger = deps.logger.child({ service: "metrics" });
   const pg = deps.db.pg;
+  const durations = requestDurations("cortex_request_duration_seconds");
   const app = createStoreApp({
     service: "metrics",
     logger: deps.logger,
@@ -72,6 +73,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
       }),
       inflightPushLimit(m.ingester.instance_limits.max_inflight_push_requests),
     ],
+    durations,
   });
 
   const adminToken = await ensureAdminToken({
@@ -92,7 +94,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   // recording rules write through the same path; their samples are rated apart (RuleIngestionRate)
   const ruleIngestDeps: IngestDeps = { ...ingestDeps, counters: userStats.counters(metrics, "rule") };
 
-  app.use("*", requestDurations(metrics.registry, "cortex_request_duration_seconds"));
+  durations.registerWith(metrics.registry);
   registerStatus(app, config, metrics);
   registerAdminApi(app, { tenants, adminToken, defaults: m.limits });
   registerLimitsRoutes(app, { limits, gate: tenants });

@@ -45,9 +45,10 @@ export function allowedHostSet(o: AllowedHostsOptions): Set<string> | undefined 
 /** refuses (403, rendered by the app's error renderer) a request whose Host is not allowed */
 export function allowedHosts(o: AllowedHostsOptions): MiddlewareHandler {
   const allowed = allowedHostSet(o);
-  if (!allowed) return async (_c, next) => { await next(); };
+  if (!allowed) return (_c, next) => next();
   const decided = new Map<string, boolean>();
-  return async (c, next) => {
+  // not async: one promise less per request
+  return (c, next) => {
     const header = c.req.header("Host");
     if (header !== undefined) {
       let ok = decided.get(header);
@@ -60,7 +61,7 @@ export function allowedHosts(o: AllowedHostsOptions): MiddlewareHandler {
       }
       if (!ok) throw new ApiError(403, hostRefusal(header.length > 200 ? `${header.slice(0, 200)}…` : header));
     }
-    await next();
+    return next();
   };
 }
 

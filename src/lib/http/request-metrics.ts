@@ -1,12 +1,12 @@
 // Request durations of a store listener as a Prometheus histogram (by
-// method, route pattern and status), recorded by one middleware.
+// method, route pattern and status), recorded by the base app's outer layer.
 //
 // Recorded per request, so recorded cheaply: prom-client's Histogram checks,
 // sorts and hashes the label object on every observation (a visible share of
 // a push's cost in the soak profile); here a label set's bucket counts are
 // found by one string key and exported in prom-client's own format, as a
 // metric the registry reads like its own.
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { Registry } from "prom-client";
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -71,17 +71,20 @@ export class RequestHistogram {
     return data;
   }
 
+  /** a request's duration, by its method, route pattern and status */
+  readonly observeRequest = (c: Context, seconds: number): void => this.observe(c.req.method, c.req.routePath, c.res.status, seconds);
+
+  /** shown by a registry's exposition from now on */
+  registerWith(registry: Registry): void {
+    registry.registerMetric(this as never);
+  }
+
   reset(): void {
     this.#series.clear();
   }
 }
 
-export function requestDurations(registry: Registry, name: string): MiddlewareHandler {
-  const duration = new RequestHistogram(name, "Time (in seconds) spent serving HTTP requests.");
-  registry.registerMetric(duration as never);
-  return async (c, next) => {
-    const started = performance.now();
-    await next();
-    duration.observe(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
-  };
+/** a request histogram of the given name; the base app observes each request into it (createStoreApp's `durations`) */
+export function requestDurations(name: string): RequestHistogram {
+  return new RequestHistogram(name, "Time (in seconds) spent serving HTTP requests.");
 }

@@ -8,6 +8,7 @@ import { allowedHosts, type AllowedHostsOptions } from "./allowed-hosts.ts";
 import { createBaseApp, type ErrorRenderer } from "./base-app.ts";
 import { renderPrometheusError } from "./prometheus-errors.ts";
 import { registerReady } from "./ready.ts";
+import type { RequestHistogram } from "./request-metrics.ts";
 
 export interface StoreAppOptions {
   service: string;
@@ -20,6 +21,8 @@ export interface StoreAppOptions {
   early?: MiddlewareHandler[];
   /** the Host names this listener answers to (DNS rebinding); checked before everything else */
   hosts?: AllowedHostsOptions;
+  /** the request duration histogram */
+  durations?: RequestHistogram;
 }
 
 export function createStoreApp(options: StoreAppOptions): Hono {
@@ -30,6 +33,7 @@ export function createStoreApp(options: StoreAppOptions): Hono {
     render: options.render ?? renderPrometheusError,
     subjectOf: (c) => ({ tenant: c.req.header("X-Scope-OrgID") }),
     early: [...(options.hosts ? [allowedHosts(options.hosts)] : []), ...(options.early ?? [])],
+    ...(options.durations ? { observe: options.durations.observeRequest } : {}),
   });
   registerReady(app, options.lifecycle);
   return app;
