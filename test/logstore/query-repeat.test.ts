@@ -56,4 +56,18 @@ describe("log store: a query asked again", () => {
     const plus = await get(`query=${encodeURIComponent('{app="a"}').replace(/%20/g, "+")}+%7C%3D+%22two%22&query=${encodeURIComponent('{app="b"}')}&${range}`);
     expect(lines(plus)).toEqual(['level=error msg="two" status=500']);
   });
+
+  it("a streams answer is the text JSON.stringify gives, escapes and all, the first time and the next", async () => {
+    const odd = ['quote " backslash \\ tab \t', "unicode é 漢字 😀", "control \u0001\u001f", "lone \ud800 surrogate", "x".repeat(3000), ""];
+    const push = await logClient(t.server.urls.logs!).push("rq", [{ stream: { app: "odd", weird: "va\"l\\ue" }, values: odd.map((line, i) => [ns(T0 - 100_000 + i), line]) }]);
+    expect(push.status).toBe(204);
+    for (let i = 0; i < 2; i++) {
+      const res = await q('{app="odd"}');
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      expect(res.text).toBe(JSON.stringify(JSON.parse(res.text)));
+      expect(res.body.data.result).toEqual([{ stream: { app: "odd", weird: "va\"l\\ue" }, values: odd.map((line, j) => [ns(T0 - 100_000 + j), line.replace("\ud800", "\ufffd")]) }]);
+      expect(res.body.data.stats.summary.execTime).toBe(0);
+    }
+  });
 });
