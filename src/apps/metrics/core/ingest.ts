@@ -172,9 +172,17 @@ interface Valid {
   known?: HeadSeries;
 }
 
-/** a known series' labels as sorted pairs (its labels object was built from sorted pairs) */
+/** the pairs of known series, made once: a push of known series (by raw labels) needs them for every series */
+const pairsOf = new WeakMap<HeadSeries, LabelPair[]>();
+
+/** a known series' labels as sorted pairs (its labels object was built from sorted pairs); shared, never changed */
 function labelPairs(s: HeadSeries): LabelPair[] {
-  return Object.entries(s.labels).map(([name, value]) => ({ name, value }));
+  let pairs = pairsOf.get(s);
+  if (!pairs) {
+    pairs = Object.entries(s.labels).map(([name, value]) => ({ name, value }));
+    pairsOf.set(s, pairs);
+  }
+  return pairs;
 }
 
 function firstFuture(ts: WriteSeries, labels: LabelPair[], now: number, limits: Parameters<typeof futureSampleProblem>[2]) {
