@@ -22,7 +22,7 @@ export interface PushEntry {
 
 export interface PushStream {
   labels: Record<string, string>;
-  /** the labels as the client wrote them, for messages */
+  /** the labels as the client wrote them, for messages; empty when they came as an object (JSON): the canonical text then */
   text: string;
   entries: PushEntry[];
 }
@@ -156,7 +156,8 @@ function decodeJson(bytes: Uint8Array, maxBytes: number): PushStream[] {
         entries.push(entry);
       });
     }
-    return { labels, text: labelText(labels), entries };
+    // no text form was sent: ingest writes the canonical one (made once, there)
+    return { labels, text: "", entries };
   });
 }
 
