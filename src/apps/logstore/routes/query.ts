@@ -52,7 +52,8 @@ function streamsBody(result: readonly StreamResult[]): string {
     const values = s.values;
     for (let j = 0; j < values.length; j++) {
       const [ts, line] = values[j]!;
-      out += `${j ? "," : ""}[${JSON.stringify(ts)},${line.length <= MEMO_MAX_LINE ? lineJson(line) : JSON.stringify(line)}]`;
+      // a timestamp's text is decimal digits (tsText): nothing in it needs escaping
+      out += `${j ? ",[\"" : "[\""}${ts}",${line.length <= MEMO_MAX_LINE ? lineJson(line) : JSON.stringify(line)}]`;
     }
     out += "]}";
   }

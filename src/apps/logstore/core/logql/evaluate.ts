@@ -33,6 +33,9 @@ export function selectStreams(src: Source, query: LogQuery): SelectedStream[] {
   return out;
 }
 
+/** the text of a stream's own labels object (never changed once made), kept across queries */
+const streamLabelTexts = new WeakMap<Record<string, string>, string>();
+
 export interface StreamResult {
   stream: Record<string, string>;
   values: Array<[string, string]>;
@@ -48,7 +51,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
   const selected = selectStreams(src, q);
   const byStream = new Map<string, StreamResult>();
   // the output key of a label set: the stream's own labels object is reused while no stage changes it
-  const keys = new Map<Record<string, string>, string>();
+  const keys = streamLabelTexts;
   let taken = 0;
   if (limit <= 0) return [];
   await mergeLanes(selected.map((s) => ({ runs: src.store.runs(s.stream) })), from, to, backward, (lane, e) => {
