@@ -2,7 +2,8 @@
 // seven everyday operations at once — basic-auth GET /api/user, GET of one
 // dashboard, /api/search?query=..., a log push and a log query, a metric push
 // (remote write) and a metric query — 50 connections in total (CONNECTIONS)
-// for 120 s (SOAK_SECONDS; SOAK_OPS=a,b runs only the operations whose names contain a or b), the server's resident memory sampled every
+// for 120 s (SOAK_SECONDS; SOAK_OPS=a,b runs only the operations whose names contain a or b; SOAK_RATE=n
+// offers each at most n requests a second), the server's resident memory sampled every
 // second. Prints per-operation req/s, p50/p99 and errors (transport errors
 // such as ECONNRESET by code), the total req/s and RSS start/peak/end.
 // Target: >= 20x the 92 req/s total measured before issue 17, with flat memory.
@@ -17,8 +18,17 @@ const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "ou
 if (!existsSync(binary)) throw new Error(`${binary} is missing: run npm run build first`);
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 120);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
+// SOAK_RATE=n: each operation offered n requests a second at most (open loop) instead of as many as
+// its connections get answered; two builds offered the same load at once compare by CPU per request
+const RATE = Number(process.env.SOAK_RATE ?? 0);
 const basic = { Authorization: `Basic ${btoa("admin:admin")}` };
 const tenant = { "X-Scope-OrgID": "soak" };
+
+/** CPU seconds a process has used (user + system, all its threads), from /proc (Linux; ticks of 1/100 s) */
+function cpuOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 /** resident memory of a process in bytes, from /proc (Linux) */
 function rssOf(pid: number): number {
@@ -111,6 +121,7 @@ try {
   const { default: autocannon } = await import("autocannon");
   samples.length = 0;
   const rssStart = rssOf(pid);
+  const cpuStart = cpuOf(pid);
   const started = performance.now();
   const runs = operations.map((op, i) => {
     const connections = Math.floor(CONNECTIONS / operations.length) + (i < CONNECTIONS % operations.length ? 1 : 0);
@@ -118,7 +129,7 @@ try {
     const wrong = new Map<number, number>();
     return new Promise<{ op: Operation; connections: number; result: import("autocannon").Result; errorsByCode: Map<string, number>; wrong: Map<number, number> }>((resolve, reject) => {
       const instance = autocannon({
-        url: op.url, connections, duration: SECONDS, timeout: 30,
+        url: op.url, connections, duration: SECONDS, timeout: 30, ...(RATE > 0 ? { overallRate: RATE } : {}),
         requests: [{
           method: op.method ?? "GET", headers: op.headers ?? {},
           ...(op.body ? { setupRequest: (req: import("autocannon").Request) => ({ ...req, body: op.body!() }) } : {}),
@@ -156,6 +167,7 @@ try {
   await Promise.all(probes);
   const elapsed = (performance.now() - started) / 1000;
   const rssEnd = rssOf(pid);
+  const cpu = cpuOf(pid) - cpuStart;
 
   const mb = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MB`;
   console.log(`soak: ${operations.length} operations, ${CONNECTIONS} connections, ${elapsed.toFixed(0)} s, compiled binary ${binary}`);
@@ -177,6 +189,9 @@ try {
   const plateau = tail.length ? Math.min(...tail) : rssEnd;
   console.log(`idle keep-alive probes (a request every 15 s on one held connection per listener): ${probe.requests} requests, ${probe.failures.length} found the connection closed${probe.failures.length ? ` (${probe.failures.slice(0, 3).join("; ")})` : ""}`);
   console.log(`total: ${Math.round(total / elapsed)} req/s (before issue 17: 92 req/s; target >= 20x), ${failures} errors`);
+  // what a request costs the server whatever share of the machine it got: comparable across runs on a busy machine
+  console.log(`server CPU: ${cpu.toFixed(1)} s in ${elapsed.toFixed(0)} s (${Math.round((100 * cpu) / elapsed)}% of a core), ${((1000 * cpu) / total).toFixed(3)} ms per request`);
+  report.figure("server CPU per request", (1000 * cpu) / total, "ms", null, { cpuSeconds: cpu, coreShare: cpu / elapsed });
   report.figure("idle keep-alive probes that found the connection closed", probe.failures.length, "count", "<= 0", { requests: probe.requests });
   report.figure("total", total / elapsed, "req/s", ">= 1840", { errors: failures });
   report.figure("RSS peak", peak / 1024 ** 2, "MB", null, { startMb: rssStart / 1024 ** 2, endMb: rssEnd / 1024 ** 2, secondHalfMinMb: plateau / 1024 ** 2 });
