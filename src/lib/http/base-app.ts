@@ -58,14 +58,7 @@ export function createBaseApp(options: BaseAppOptions): Hono {
 
   for (const m of options.early ?? []) app.use(m);
 
-  app.use(
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: () => {
-        throw new ApiError(413, `request body too large: the limit is ${options.maxBodyBytes} bytes`);
-      },
-    }),
-  );
+  app.use(sizedBodyLimit(options.maxBodyBytes));
 
   app.notFound((c) => render(c, new ApiError(404, "Not found")));
 
@@ -82,6 +75,27 @@ export function createBaseApp(options: BaseAppOptions): Hono {
   });
 
   return app;
+}
+
+/**
+ * hono's bodyLimit, with its every-request cases answered without an async
+ * layer: no body (GET) or a Content-Length without Transfer-Encoding (its
+ * own test, the same answers); a chunked body goes through hono's, which
+ * counts what arrives.
+ */
+function sizedBodyLimit(maxSize: number): MiddlewareHandler {
+  const tooLarge = () => {
+    throw new ApiError(413, `request body too large: the limit is ${maxSize} bytes`);
+  };
+  const streamed = bodyLimit({ maxSize, onError: tooLarge });
+  return (c, next) => {
+    const raw = c.req.raw;
+    if (!raw.body) return next();
+    if (raw.headers.has("content-length") && !raw.headers.has("transfer-encoding")) {
+      return parseInt(raw.headers.get("content-length") || "0", 10) > maxSize ? tooLarge() : next();
+    }
+    return streamed(c, next);
+  };
 }
 
 /** an error's name, message and code on one line (Bun's AbortError has an empty stack) */
