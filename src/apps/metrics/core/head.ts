@@ -38,6 +38,8 @@ export interface Mirror {
   /** v's bits: two words per sample, in the platform's order (stale markers are only bits) */
   bits: Uint32Array;
   n: number;
+  /** how many of its samples are stale markers (a query looks for them only when there are some) */
+  stale: number;
 }
 
 /** the bytes of decoded samples kept for queries in the whole process (8 MiB per 4,369 series' open chunks) */
@@ -57,7 +59,10 @@ export function openMirror(s: HeadSeries): Mirror | undefined {
   const open = s.open;
   if (!open || open.count === 0) return undefined;
   const m = newMirror();
-  if (m) m.n = open.decodeInto(m.t, m.bits, 0);
+  if (m) {
+    m.n = open.decodeInto(m.t, m.bits, 0);
+    m.stale = countStale(m.bits, m.n);
+  }
   return (s.mirror = m);
 }
 
@@ -67,7 +72,17 @@ function newMirror(): Mirror | undefined {
   mirrorBytes += MIRROR_BYTES;
   // typed arrays over buffers made here: reading .buffer of one made by length is slow on JavaScriptCore
   const vBuf = new ArrayBuffer(CHUNK_SAMPLES * 8);
-  return { t: new Float64Array(new ArrayBuffer(CHUNK_SAMPLES * 8)), v: new Float64Array(vBuf), bits: new Uint32Array(vBuf), n: 0 };
+  return { t: new Float64Array(new ArrayBuffer(CHUNK_SAMPLES * 8)), v: new Float64Array(vBuf), bits: new Uint32Array(vBuf), n: 0, stale: 0 };
+}
+
+/** whether sample k of value bits (two words a sample) is Prometheus's stale marker */
+export const isStaleAt = (bits: Uint32Array, k: number): boolean => bits[2 * k + WORD_HI] === STALE_HI && bits[2 * k + 1 - WORD_HI] === STALE_LO;
+
+/** the stale markers among the first n samples of value bits */
+function countStale(bits: Uint32Array, n: number): number {
+  let stale = 0;
+  for (let k = 0; k < n; k++) if (isStaleAt(bits, k)) stale++;
+  return stale;
 }
 
 /** a closed chunk's mirror, made now (decoding it once) when there is none and the budget allows */
@@ -75,7 +90,10 @@ export function closedMirror(c: ClosedChunk): Mirror | undefined {
   if (c.mirror) return c.mirror;
   if (c.samples > CHUNK_SAMPLES) return undefined;
   const m = newMirror();
-  if (m) m.n = decodeXorChunkBits(c.data, m.t, m.bits, 0);
+  if (m) {
+    m.n = decodeXorChunkBits(c.data, m.t, m.bits, 0);
+    m.stale = countStale(m.bits, m.n);
+  }
   return (c.mirror = m);
 }
 
@@ -251,6 +269,7 @@ export class TenantHead {
       if (stale) {
         m.bits[2 * n + WORD_HI] = STALE_HI;
         m.bits[2 * n + 1 - WORD_HI] = STALE_LO;
+        m.stale++;
       } else m.v[n] = v;
     }
     s.lastT = t;

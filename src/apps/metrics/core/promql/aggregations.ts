@@ -10,6 +10,8 @@ import {
   execError, keyOfLabels, keyWithoutLabels, SeriesCollector, withLabel, type StepSeries,
 } from "./series.ts";
 import { memoOf } from "../labels-memo.ts";
+import { checkDeadline, holdSamples } from "../query-budget.ts";
+import { foldRangeFunction } from "./range-functions.ts";
 import type { Labels } from "../types.ts";
 
 const MAX_INT64 = 9223372036854774784;
@@ -22,32 +24,46 @@ interface Grouping {
 }
 
 function groupSeries(series: StepSeries[], grouping: string[], without: boolean): Grouping {
-  const sorted = [...grouping].sort();
-  const index = new Map<string, number>();
+  const index = new GroupIndex([...grouping].sort(), without);
   const groupOf = new Int32Array(series.length);
-  const labels: Labels[] = [];
-  // the grouping's signature, to find a label set's key for it in its memo
-  const sig = (without ? "w" : "b") + sorted.join("\xff");
-  series.forEach((s, i) => {
-    const memo = memoOf(s.labels);
+  for (let i = 0; i < series.length; i++) groupOf[i] = index.groupOf(series[i]!.labels);
+  return { groupOf, labels: index.labels };
+}
+
+/** the groups of label sets under one grouping, numbered in order of first appearance */
+class GroupIndex {
+  /** every group's output labels */
+  readonly labels: Labels[] = [];
+  private readonly index = new Map<string, number>();
+  /** the grouping's signature, to find a label set's key for it in its memo */
+  private readonly sig: string;
+
+  constructor(
+    private readonly sorted: string[],
+    private readonly without: boolean,
+  ) {
+    this.sig = (without ? "w" : "b") + sorted.join("\xff");
+  }
+
+  groupOf(labels: Labels): number {
+    const memo = memoOf(labels);
     let key: string;
-    if (memo?.groupBy === sig) key = memo.groupKey!;
+    if (memo?.groupBy === this.sig) key = memo.groupKey!;
     else {
-      key = without ? keyWithoutLabels(s.labels, sorted) : keyOfLabels(s.labels, sorted);
+      key = this.without ? keyWithoutLabels(labels, this.sorted) : keyOfLabels(labels, this.sorted);
       if (memo) {
-        memo.groupBy = sig;
+        memo.groupBy = this.sig;
         memo.groupKey = key;
       }
     }
-    let g = index.get(key);
+    let g = this.index.get(key);
     if (g === undefined) {
-      g = labels.length;
-      index.set(key, g);
-      labels.push(groupLabels(s.labels, sorted, without));
+      g = this.labels.length;
+      this.index.set(key, g);
+      this.labels.push(groupLabels(labels, this.sorted, this.without));
     }
-    groupOf[i] = g;
-  });
-  return { groupOf, labels };
+    return g;
+  }
 }
 
 /** a group's output labels: `by` keeps the listed labels, `without` drops them and the name */
@@ -79,6 +95,8 @@ function forEachStep(series: StepSeries[], ctx: EvalContext, visit: (step: numbe
 
 export function evalAggregate(e: AggregateExpr, ctx: EvalContext): StepSeries[] {
   if (e.op === "count_values") return countValues(e, ctx);
+  const folded = e.param ? undefined : foldedOverRange(e, ctx);
+  if (folded) return folded;
   const params = e.param ? evalScalar(e.param, ctx) : undefined;
   const input = evalVector(e.expr, ctx);
   const groups = groupSeries(input, e.grouping, e.without);
@@ -86,114 +104,170 @@ export function evalAggregate(e: AggregateExpr, ctx: EvalContext): StepSeries[] 
 
   const n = groups.labels.length;
   const out: StepSeries[] = groups.labels.map((labels) => ({ labels, steps: [], values: [] }));
-  const seen = new Uint8Array(n);
-  const value = new Float64Array(n);
-  const mean = new Float64Array(n);
-  const comp = new Float64Array(n);
-  const count = new Float64Array(n);
-  const incremental = new Uint8Array(n);
-  const lists: number[][] = e.op === "quantile" ? Array.from({ length: n }, () => []) : [];
-  const op = e.op;
-
+  const acc = new Accumulator(e.op, n);
   forEachStep(
     input,
     ctx,
-    (_step, si, f) => {
-      const g = groups.groupOf[si]!;
-      if (!seen[g]) {
-        seen[g] = 1;
-        value[g] = f;
-        mean[g] = f;
-        comp[g] = 0;
-        count[g] = 1;
-        incremental[g] = 0;
-        if (op === "group") value[g] = 1;
-        else if (op === "stddev" || op === "stdvar") value[g] = Number.isFinite(f) ? 0 : NaN;
-        else if (op === "quantile") lists[g]!.push(f);
-        return;
-      }
-      switch (op) {
-        case "sum":
-          value[g] = kahanAdd(f, value[g]!, comp[g]!);
-          comp[g] = kahan.c;
-          break;
-        case "avg": {
-          const c = ++count[g]!;
-          // a direct mean while the sum stays finite, then an incremental one
-          if (!incremental[g]) {
-            const sum = kahanAdd(f, value[g]!, comp[g]!);
-            if (sum !== Infinity && sum !== -Infinity) {
-              value[g] = sum;
-              comp[g] = kahan.c;
-              break;
-            }
-            incremental[g] = 1;
-            mean[g] = value[g]! / (c - 1);
-            comp[g] = comp[g]! / (c - 1);
-          }
-          const q = (c - 1) / c;
-          mean[g] = kahanAdd(f / c, q * mean[g]!, q * comp[g]!);
-          comp[g] = kahan.c;
-          break;
-        }
-        case "count":
-          count[g]!++;
-          break;
-        case "max":
-          if (value[g]! < f || Number.isNaN(value[g]!)) value[g] = f;
-          break;
-        case "min":
-          if (value[g]! > f || Number.isNaN(value[g]!)) value[g] = f;
-          break;
-        case "stddev":
-        case "stdvar": {
-          const c = ++count[g]!;
-          const delta = f - mean[g]!;
-          mean[g] = mean[g]! + delta / c;
-          value[g] = value[g]! + delta * (f - mean[g]!);
-          break;
-        }
-        case "quantile":
-          lists[g]!.push(f);
-          break;
-        default:
-          break;
-      }
-    },
+    (_step, si, f) => acc.add(groups.groupOf[si]!, f),
     (step) => {
       for (let g = 0; g < n; g++) {
-        if (!seen[g]) continue;
-        seen[g] = 0;
-        let result = value[g]!;
-        switch (op) {
-          case "sum":
-            result = value[g]! + comp[g]!;
-            break;
-          case "avg":
-            result = incremental[g] ? mean[g]! + comp[g]! : value[g]! / count[g]! + comp[g]! / count[g]!;
-            break;
-          case "count":
-            result = count[g]!;
-            break;
-          case "stdvar":
-            result = value[g]! / count[g]!;
-            break;
-          case "stddev":
-            result = Math.sqrt(value[g]! / count[g]!);
-            break;
-          case "quantile":
-            result = quantile(params![step]!, lists[g]!);
-            lists[g] = [];
-            break;
-          default:
-            break;
-        }
+        if (!acc.seen[g]) continue;
         out[g]!.steps.push(step);
-        out[g]!.values.push(result);
+        out[g]!.values.push(acc.take(g, params ? params[step]! : NaN));
       }
     },
   );
   return out.filter((s) => s.steps.length > 0);
+}
+
+/**
+ * An aggregation without parameter of a range function over a selector, at
+ * one time (an instant query, the soak's `sum by (job) (rate(x[1m]))`): each
+ * series' value goes straight into its group, in input order as the step-wise
+ * aggregation adds them, without a vector of the function's values in between.
+ * The function's node is accounted as evaluate() does it (deadline, the
+ * points its value would hold). Undefined when the expression is not of that
+ * kind, or its output may repeat a label set (checked on the general path).
+ */
+function foldedOverRange(e: AggregateExpr, ctx: EvalContext): StepSeries[] | undefined {
+  const inner = e.expr;
+  if (ctx.numSteps !== 1 || inner.kind !== "call" || !FOLDABLE.has(e.op)) return undefined;
+  const budget = ctx.budget;
+  const held = budget.samples;
+  checkDeadline(budget);
+  const sorted = [...e.grouping].sort();
+  const index = new GroupIndex(sorted, e.without);
+  let acc: Accumulator | undefined;
+  const produced = foldRangeFunction(inner, ctx, (inputs) => {
+    acc = new Accumulator(e.op, inputs);
+    return (labels, _step, f) => acc!.add(index.groupOf(labels), f);
+  });
+  if (produced === undefined) return undefined;
+  // the points the function's value would have held until the aggregation was done with them
+  budget.samples = held;
+  holdSamples(budget, produced);
+  const out: StepSeries[] = [];
+  for (let g = 0; g < index.labels.length; g++) out.push({ labels: index.labels[g]!, steps: [0], values: [acc!.take(g, NaN)] });
+  return out;
+}
+
+/** the aggregations foldedOverRange computes (no parameter, one value per group) */
+const FOLDABLE = new Set(["sum", "avg", "count", "min", "max", "group", "stddev", "stdvar"]);
+
+/**
+ * Per group, the values of one step added up as Prometheus's aggregation
+ * does (Kahan sums, avg's switch to an incremental mean, ...), in the order
+ * given; take() gives a group's result and forgets it for the next step.
+ */
+class Accumulator {
+  readonly seen: Uint8Array;
+  private readonly value: Float64Array;
+  private readonly mean: Float64Array;
+  private readonly comp: Float64Array;
+  private readonly count: Float64Array;
+  private readonly incremental: Uint8Array;
+  private readonly lists: number[][];
+
+  constructor(
+    private readonly op: string,
+    n: number,
+  ) {
+    this.seen = new Uint8Array(n);
+    this.value = new Float64Array(n);
+    this.mean = new Float64Array(n);
+    this.comp = new Float64Array(n);
+    this.count = new Float64Array(n);
+    this.incremental = new Uint8Array(n);
+    this.lists = op === "quantile" ? Array.from({ length: n }, () => []) : [];
+  }
+
+  add(g: number, f: number): void {
+    const { op, value, mean, comp, count, incremental, lists } = this;
+    if (!this.seen[g]) {
+      this.seen[g] = 1;
+      value[g] = f;
+      mean[g] = f;
+      comp[g] = 0;
+      count[g] = 1;
+      incremental[g] = 0;
+      if (op === "group") value[g] = 1;
+      else if (op === "stddev" || op === "stdvar") value[g] = Number.isFinite(f) ? 0 : NaN;
+      else if (op === "quantile") lists[g]!.push(f);
+      return;
+    }
+    switch (op) {
+      case "sum":
+        value[g] = kahanAdd(f, value[g]!, comp[g]!);
+        comp[g] = kahan.c;
+        break;
+      case "avg": {
+        const c = ++count[g]!;
+        // a direct mean while the sum stays finite, then an incremental one
+        if (!incremental[g]) {
+          const sum = kahanAdd(f, value[g]!, comp[g]!);
+          if (sum !== Infinity && sum !== -Infinity) {
+            value[g] = sum;
+            comp[g] = kahan.c;
+            break;
+          }
+          incremental[g] = 1;
+          mean[g] = value[g]! / (c - 1);
+          comp[g] = comp[g]! / (c - 1);
+        }
+        const q = (c - 1) / c;
+        mean[g] = kahanAdd(f / c, q * mean[g]!, q * comp[g]!);
+        comp[g] = kahan.c;
+        break;
+      }
+      case "count":
+        count[g]!++;
+        break;
+      case "max":
+        if (value[g]! < f || Number.isNaN(value[g]!)) value[g] = f;
+        break;
+      case "min":
+        if (value[g]! > f || Number.isNaN(value[g]!)) value[g] = f;
+        break;
+      case "stddev":
+      case "stdvar": {
+        const c = ++count[g]!;
+        const delta = f - mean[g]!;
+        mean[g] = mean[g]! + delta / c;
+        value[g] = value[g]! + delta * (f - mean[g]!);
+        break;
+      }
+      case "quantile":
+        lists[g]!.push(f);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** the result of a group that got values (quantile's φ given), which then starts over */
+  take(g: number, param: number): number {
+    const { value, mean, comp, count } = this;
+    this.seen[g] = 0;
+    switch (this.op) {
+      case "sum":
+        return value[g]! + comp[g]!;
+      case "avg":
+        return this.incremental[g] ? mean[g]! + comp[g]! : value[g]! / count[g]! + comp[g]! / count[g]!;
+      case "count":
+        return count[g]!;
+      case "stdvar":
+        return value[g]! / count[g]!;
+      case "stddev":
+        return Math.sqrt(value[g]! / count[g]!);
+      case "quantile": {
+        const result = quantile(param, this.lists[g]!);
+        this.lists[g] = [];
+        return result;
+      }
+      default:
+        return value[g]!;
+    }
+  }
 }
 
 interface HeapItem {

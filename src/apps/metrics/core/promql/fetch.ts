@@ -89,8 +89,12 @@ export async function fetchData(q: SampleQuerier, expr: Expr, times: QueryTimes)
   const data: SelectorData = new Map();
   windows.forEach(([sel], i) => {
     const series: RawSeries[] = results[i]!.map((s) => {
-      const raw: RawSeries = { labels: s.labels, t: s.t, v: s.v };
-      const stale = s.stale === undefined ? staleMask(s.v) : s.stale;
+      // what carries offsets and stale marks already serves as it is (the store's do)
+      if (s.lo !== undefined && s.hi !== undefined && s.stale !== undefined) return s as RawSeries;
+      const lo = s.lo ?? 0;
+      const hi = s.hi ?? s.t.length;
+      const raw: RawSeries = { labels: s.labels, t: s.t, v: s.v, lo, hi };
+      const stale = s.stale === undefined ? staleMask(s.v, lo, hi) : s.stale;
       if (stale) raw.stale = stale;
       return raw;
     });
