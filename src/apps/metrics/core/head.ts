@@ -159,6 +159,8 @@ export class TenantHead {
   readonly tenant: string;
   readonly byKey = new Map<string, HeadSeries>();
   readonly byId = new Map<number, HeadSeries>();
+  /** the same by index (ids are small and dense): what select reads, cheaper than the map */
+  private readonly slots: Array<HeadSeries | undefined> = [];
   /** series by the raw bytes of their labels in a push (remote-write.ts rawKey) */
   readonly byRawKey = new Map<string, HeadSeries>();
   /** label name -> value -> ids ascending */
@@ -200,6 +202,8 @@ export class TenantHead {
     this.ordered = undefined;
     this.byKey.set(key, s);
     this.byId.set(sid, s);
+    while (this.slots.length < sid) this.slots.push(undefined);
+    this.slots[sid] = s;
     // ids only grow, so appending keeps every postings list sorted
     if (this.allIds.length && this.allIds[this.allIds.length - 1]! > sid) {
       insertSorted(this.allIds, sid);
@@ -300,9 +304,10 @@ export class TenantHead {
       if (candidates && candidates.length === 0) return [];
     }
     const out: HeadSeries[] = [];
+    const slots = this.slots;
     for (const id of candidates ?? this.allIds) {
-      const s = this.byId.get(id);
-      if (s && rest.every((m) => m.test(s.labels[m.name] ?? ""))) out.push(s);
+      const s = slots[id];
+      if (s && (rest.length === 0 || rest.every((m) => m.test(s.labels[m.name] ?? "")))) out.push(s);
     }
     return out;
   }
@@ -357,6 +362,7 @@ export class TenantHead {
         else this.activeByMetric.delete(s.metric);
       }
       this.byId.delete(id);
+      this.slots[id] = undefined;
       this.byKey.delete(s.key);
       releaseMirror(s.mirror);
       s.mirror = undefined;

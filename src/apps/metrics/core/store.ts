@@ -310,7 +310,7 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       const slicer = createTimeSlicer(QUERY_SLICE_MS);
       for (let i = 0; i < matched.length; i++) {
         const s = matched[i]!;
-        const dbChunks = fromDb.get(s.id);
+        const dbChunks = fromDb.size ? fromDb.get(s.id) : undefined;
         const samples = dbChunks ? mergeWithDb(dbChunks, fromHead[i]!, mint, maxt) : fromHead[i]!;
         if (lastOnly && samples.hi - samples.lo > 1) samples.lo = samples.hi - 1;
         const n = samples.hi - samples.lo;
@@ -342,6 +342,7 @@ function firstEndingAtOrAfter(list: ClosedChunk[], time: number): number {
 const openOverlaps = (s: HeadSeries, mint: number, maxt: number) => openSamples(s) > 0 && s.lastT >= mint && s.openMinT <= maxt;
 
 const NO_SAMPLES = new Float64Array(0);
+const noSamples = (s: HeadSeries): Found => ({ labels: s.labels, t: NO_SAMPLES, v: NO_SAMPLES, lo: 0, hi: 0, stale: null });
 
 /**
  * The head's samples of the matched series in [mint, maxt]. A series' chunks
@@ -360,6 +361,16 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
   let bytes = 0;
   for (let i = 0; i < matched.length; i++) {
     const s = matched[i]!;
+    // the usual case first: the whole window in the open chunk, whose mirror a query made before
+    // (older chunks end before it starts: they are not looked at)
+    const om = s.mirror;
+    if (om !== undefined && s.openMinT <= mint && om.n > 0 && s.lastT >= mint) {
+      bytes += s.open!.byteLength;
+      const k = windowIn(om, mint, maxt);
+      count[i] = -1;
+      out[i] = k === 0 ? noSamples(s) : inMirror(s, om, lastOnly ? windowHi - 1 : windowLo, windowHi);
+      continue;
+    }
     let n = 0;
     let chunks = 0;
     let all = true;
@@ -371,7 +382,7 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
         const c = list[j]!;
         if (c.minT > maxt) break;
         const m = closedMirror(c);
-        if (m) n += inWindow(m, mint, maxt);
+        if (m) n += windowIn(m, mint, maxt);
         else {
           n += c.samples;
           all = false;
@@ -384,7 +395,7 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
     // the open chunk counts whole when it overlaps, as head chunks count
     if (openOverlaps(s, mint, maxt)) {
       const m = openMirror(s);
-      if (m) n += inWindow(m, mint, maxt);
+      if (m) n += windowIn(m, mint, maxt);
       else {
         n += s.open!.count;
         all = false;
@@ -394,8 +405,9 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
       bytes += s.open!.byteLength;
     }
     count[i] = -1;
-    if (n === 0) out[i] = { labels: s.labels, t: NO_SAMPLES, v: NO_SAMPLES, lo: 0, hi: 0, stale: null };
-    else if (all && chunks === 1) out[i] = inMirror(s, last!, n, mint, lastOnly);
+    if (n === 0) out[i] = noSamples(s);
+    // the window found last (windowLo, windowHi) is the one of that mirror
+    else if (all && chunks === 1) out[i] = inMirror(s, last!, lastOnly ? windowHi - 1 : windowLo, windowHi);
     else if (all && lastOnly) out[i] = newestFromMirrors(s, mint, maxt);
     else {
       count[i] = n;
@@ -416,15 +428,23 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
     if (count[i]! < 0) continue;
     const s = matched[i]!;
     const first = at;
+    // stale markers are looked for only where there may be some
+    let markers = 0;
     for (let pass = 0; pass < 2; pass++) {
       const list = pass === 0 ? s.flushed : s.closed;
       for (let j = firstEndingAtOrAfter(list, mint); j < list.length; j++) {
         const c = list[j]!;
         if (c.minT > maxt) break;
-        at = c.mirror ? copyWindow(c.mirror, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
+        const m = c.mirror;
+        markers += m ? m.stale : 1;
+        at = m ? copyWindow(m, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
       }
     }
-    if (openOverlaps(s, mint, maxt)) at = s.mirror ? copyWindow(s.mirror, mint, maxt, t, bits, at) : at + s.open!.decodeInto(t, bits, at);
+    if (openOverlaps(s, mint, maxt)) {
+      const m = s.mirror;
+      markers += m ? m.stale : 1;
+      at = m ? copyWindow(m, mint, maxt, t, bits, at) : at + s.open!.decodeInto(t, bits, at);
+    }
     // decoded chunks may reach past the window at either end
     let lo = first;
     while (lo < at && t[lo]! < mint) lo++;
@@ -432,16 +452,14 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
     while (hi > lo && t[hi - 1]! > maxt) hi--;
     if (lastOnly && hi - lo > 1) lo = hi - 1;
     let stale: Uint8Array | null = null;
-    for (let k = lo; k < hi; k++) if (isStaleAt(bits, k)) (stale = mask ??= new Uint8Array(shared))[k] = 1;
+    if (markers > 0) for (let k = lo; k < hi; k++) if (isStaleAt(bits, k)) (stale = mask ??= new Uint8Array(shared))[k] = 1;
     out[i] = { labels: s.labels, t, v, lo, hi, stale };
   }
   return out;
 }
 
-/** a series' n samples in [mint, maxt], all in one mirror: its columns, with offsets */
-function inMirror(s: HeadSeries, m: Mirror, n: number, mint: number, lastOnly: boolean): Found {
-  const hi = firstAtOrAfter(m, mint) + n;
-  const lo = lastOnly ? hi - 1 : hi - n;
+/** a series' samples [lo, hi) of one mirror: its columns, with offsets */
+function inMirror(s: HeadSeries, m: Mirror, lo: number, hi: number): Found {
   return { labels: s.labels, t: m.t, v: m.v, lo, hi, stale: m.stale > 0 ? staleIn(m.bits, lo, hi, hi) : null };
 }
 
@@ -460,7 +478,7 @@ function newestFromMirrors(s: HeadSeries, mint: number, maxt: number): Found {
       if (got) return got;
     }
   }
-  return { labels: s.labels, t: NO_SAMPLES, v: NO_SAMPLES, lo: 0, hi: 0, stale: null };
+  return noSamples(s);
 }
 
 /** a mirror's newest sample in [mint, maxt], if any */
@@ -482,16 +500,46 @@ function firstAtOrAfter(m: Mirror, time: number): number {
   return lo;
 }
 
-/** how many of a mirror's samples are in [mint, maxt] */
-function inWindow(m: Mirror, mint: number, maxt: number): number {
-  return firstAtOrAfter(m, maxt + 1) - firstAtOrAfter(m, mint);
+/** the samples [windowLo, windowHi) of the mirror windowIn looked at last */
+let windowLo = 0;
+let windowHi = 0;
+
+/**
+ * how many of a mirror's samples are in [mint, maxt]; leaves where they are in
+ * windowLo and windowHi. Searched from the newest sample back: a query's
+ * window is mostly the last samples, and those are all it reads then.
+ */
+function windowIn(m: Mirror, mint: number, maxt: number): number {
+  windowHi = firstFromEnd(m.t, m.n, maxt + 1);
+  windowLo = firstFromEnd(m.t, windowHi, mint);
+  return windowHi - windowLo;
+}
+
+/** index of the first of t[0..n) at or after `time` (n if none): galloping back from the end, then a binary search */
+function firstFromEnd(t: Float64Array, n: number, time: number): number {
+  let hi = n;
+  let lo = n - 1;
+  let step = 1;
+  while (lo >= 0 && t[lo]! >= time) {
+    hi = lo;
+    lo -= step;
+    step *= 2;
+  }
+  lo = lo < 0 ? 0 : lo + 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t[mid]! < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** copies a mirror's samples in [mint, maxt] to t and bits from `at`; returns the index after them */
 function copyWindow(m: Mirror, mint: number, maxt: number, t: Float64Array, bits: Uint32Array, at: number): number {
-  const end = firstAtOrAfter(m, maxt + 1);
+  windowIn(m, mint, maxt);
+  const end = windowHi;
   const src = m.bits;
-  for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
+  for (let k = windowLo; k < end; k++, at++) {
     t[at] = m.t[k]!;
     bits[2 * at] = src[2 * k]!;
     bits[2 * at + 1] = src[2 * k + 1]!;

@@ -7,7 +7,7 @@ import { evalScalar, evalVector } from "./evaluate.ts";
 import { formatFloatF } from "./format.ts";
 import { kahan, kahanAdd, quantile } from "./math.ts";
 import {
-  execError, keyOfLabels, keyWithoutLabels, SeriesCollector, withLabel, type StepSeries,
+  dropMetricName, execError, keyOfLabels, keyWithoutLabels, SeriesCollector, withLabel, type StepSeries,
 } from "./series.ts";
 import { memoOf } from "../labels-memo.ts";
 import { checkDeadline, holdSamples } from "../query-budget.ts";
@@ -37,12 +37,24 @@ class GroupIndex {
   private readonly index = new Map<string, number>();
   /** the grouping's signature, to find a label set's key for it in its memo */
   private readonly sig: string;
+  /** whether a label set's group can depend on its name (or other metadata labels) */
+  private readonly seesName: boolean;
 
   constructor(
     private readonly sorted: string[],
     private readonly without: boolean,
   ) {
     this.sig = (without ? "w" : "b") + sorted.join("\xff");
+    this.seesName = without || sorted.some(isMetadataLabel);
+  }
+
+  /**
+   * the group of a function's output series, given its input's labels and
+   * whether the function drops the name: the labels without it are made
+   * only when the grouping can see the difference
+   */
+  groupOfOutput(input: Labels, dropsName: boolean): number {
+    return dropsName && this.seesName ? this.groupOf(dropMetricName(input)) : this.groupOf(input);
   }
 
   groupOf(labels: Labels): number {
@@ -139,8 +151,9 @@ function foldedOverRange(e: AggregateExpr, ctx: EvalContext): StepSeries[] | und
   const index = new GroupIndex(sorted, e.without);
   let acc: Accumulator | undefined;
   const produced = foldRangeFunction(inner, ctx, (inputs) => {
-    acc = new Accumulator(e.op, inputs);
-    return (labels, _step, f) => acc!.add(index.groupOf(labels), f);
+    // groups are few, mostly: the accumulator grows with them
+    acc = new Accumulator(e.op, Math.min(inputs, 16));
+    return (labels, dropsName, _step, f) => acc!.add(index.groupOfOutput(labels, dropsName), f);
   });
   if (produced === undefined) return undefined;
   // the points the function's value would have held until the aggregation was done with them
@@ -151,6 +164,9 @@ function foldedOverRange(e: AggregateExpr, ctx: EvalContext): StepSeries[] | und
   return out;
 }
 
+/** the labels dropMetricName drops */
+const isMetadataLabel = (name: string) => name === "__name__" || name === "__type__" || name === "__unit__";
+
 /** the aggregations foldedOverRange computes (no parameter, one value per group) */
 const FOLDABLE = new Set(["sum", "avg", "count", "min", "max", "group", "stddev", "stdvar"]);
 
@@ -160,14 +176,15 @@ const FOLDABLE = new Set(["sum", "avg", "count", "min", "max", "group", "stddev"
  * given; take() gives a group's result and forgets it for the next step.
  */
 class Accumulator {
-  readonly seen: Uint8Array;
-  private readonly value: Float64Array;
-  private readonly mean: Float64Array;
-  private readonly comp: Float64Array;
-  private readonly count: Float64Array;
-  private readonly incremental: Uint8Array;
-  private readonly lists: number[][];
+  seen: Uint8Array;
+  private value: Float64Array;
+  private mean: Float64Array;
+  private comp: Float64Array;
+  private count: Float64Array;
+  private incremental: Uint8Array;
+  private readonly lists: number[][] = [];
 
+  /** room for n groups to start with (more are made room for as they come) */
   constructor(
     private readonly op: string,
     n: number,
@@ -178,10 +195,27 @@ class Accumulator {
     this.comp = new Float64Array(n);
     this.count = new Float64Array(n);
     this.incremental = new Uint8Array(n);
-    this.lists = op === "quantile" ? Array.from({ length: n }, () => []) : [];
+  }
+
+  /** room for group g (twice as many groups each time) */
+  private grow(g: number): void {
+    const n = Math.max(g + 1, this.seen.length * 2);
+    const more = <T extends Uint8Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.seen = more(this.seen);
+    this.value = more(this.value);
+    this.mean = more(this.mean);
+    this.comp = more(this.comp);
+    this.count = more(this.count);
+    this.incremental = more(this.incremental);
   }
 
   add(g: number, f: number): void {
+    if (g >= this.seen.length) this.grow(g);
+    if (this.op === "quantile") while (this.lists.length <= g) this.lists.push([]);
     const { op, value, mean, comp, count, incremental, lists } = this;
     if (!this.seen[g]) {
       this.seen[g] = 1;

@@ -265,8 +265,9 @@ export function evalRangeFunction(call: Call, ctx: EvalContext): StepSeries[] {
 /**
  * A range function over a selector evaluated straight into a consumer:
  * `start(inputs)` is given the number of input series and returns what takes
- * each value with the labels its series has in the function's output, series
- * by series in input order, steps ascending. Returns how many values there
+ * each value with its input series' labels and whether the function's output
+ * drops the name from them (dropMetricName), series by series in input
+ * order, steps ascending. Returns how many values there
  * were, or undefined (having evaluated nothing) when the function's output
  * could repeat a label set (evalRangeFunction checks that) or it is not a
  * range function over a selector.
@@ -274,7 +275,7 @@ export function evalRangeFunction(call: Call, ctx: EvalContext): StepSeries[] {
 export function foldRangeFunction(
   call: Call,
   ctx: EvalContext,
-  start: (inputs: number) => (labels: Labels, step: number, value: number) => void,
+  start: (inputs: number) => (labels: Labels, dropsName: boolean, step: number, value: number) => void,
 ): number | undefined {
   if (!(call.func in RANGE_FUNCTIONS)) return undefined;
   const matrixIndex = call.func === "quantile_over_time" ? 1 : 0;
@@ -287,14 +288,10 @@ export function foldRangeFunction(
   const params = paramArg ? evalScalar(paramArg, ctx) : undefined;
   const take = start(src.series.length);
   let produced = 0;
-  let labels: Labels | undefined;
-  forEachValue(call.func, src, params, ctx, (s, step, value, last) => {
-    if (step >= 0) {
-      labels ??= keepName ? s.labels : dropMetricName(s.labels);
-      take(labels, step, value);
-      produced++;
-    }
-    if (last) labels = undefined;
+  forEachValue(call.func, src, params, ctx, (s, step, value) => {
+    if (step < 0) return;
+    take(s.labels, !keepName, step, value);
+    produced++;
   });
   return produced;
 }
