@@ -39,6 +39,8 @@ class GroupIndex {
   private readonly sig: string;
   /** whether a label set's group can depend on its name (or other metadata labels) */
   private readonly seesName: boolean;
+  /** the one label of a `by` grouping of one label */
+  private readonly single: string | undefined;
 
   constructor(
     private readonly sorted: string[],
@@ -46,6 +48,7 @@ class GroupIndex {
   ) {
     this.sig = (without ? "w" : "b") + sorted.join("\xff");
     this.seesName = without || sorted.some(isMetadataLabel);
+    this.single = !without && sorted.length === 1 ? sorted[0] : undefined;
   }
 
   /**
@@ -58,9 +61,11 @@ class GroupIndex {
   }
 
   groupOf(labels: Labels): number {
-    const memo = memoOf(labels);
+    const memo = this.single === undefined ? memoOf(labels) : undefined;
     let key: string;
-    if (memo?.groupBy === this.sig) key = memo.groupKey!;
+    // by one label: its value is as good a key (keyOfLabels skips an absent or empty one)
+    if (this.single !== undefined) key = labels[this.single] ?? "";
+    else if (memo?.groupBy === this.sig) key = memo.groupKey!;
     else {
       key = this.without ? keyWithoutLabels(labels, this.sorted) : keyOfLabels(labels, this.sorted);
       if (memo) {
