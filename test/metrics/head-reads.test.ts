@@ -180,6 +180,33 @@ describe("metrics store: reads of recent data", () => {
     });
   }, 240_000);
 
+  it("a window's chunks count their encoded bytes against the chunk bytes limit, read through mirrors or not", async () => {
+    await withStore(async (twin, now) => {
+      const s = twin.series({ __name__: "c", job: "a" });
+      const select = async (mint: number) => {
+        const budget = newBudget(0, 0);
+        await twin.store.querier("t", budget).select([{ type: "=", name: "__name__", value: "c" }], mint, now.t);
+        return budget.chunkBytes;
+      };
+      for (let i = 0; i < 50; i++) twin.append(s, T0 + i * STEP, i * 1.5);
+      now.t = T0 + 49 * STEP;
+      // the first read makes the open chunk's mirror, the next ones read it
+      expect(await select(now.t - 60_000)).toBe(s.open!.byteLength);
+      expect(s.mirror).toBeDefined();
+      expect(await select(now.t - 60_000)).toBe(s.open!.byteLength);
+      // appends write the mirror too
+      for (let i = 50; i < 60; i++) twin.append(s, T0 + i * STEP, i % 7 === 0 ? "stale" : i * 1.5);
+      now.t = T0 + 59 * STEP;
+      expect(await select(now.t - 60_000)).toBe(s.open!.byteLength);
+      for (let i = 60; i < CHUNK_SAMPLES + 30; i++) twin.append(s, T0 + i * STEP, i % 17 === 0 ? "stale" : i * 1.5);
+      now.t = T0 + (CHUNK_SAMPLES + 29) * STEP;
+      expect(await select(now.t - 60_000)).toBe(s.open!.byteLength);
+      // a window reaching into the closed chunk counts both
+      expect(await select(now.t - 600_000)).toBe(s.closed[0]!.data.length + s.open!.byteLength);
+      await twin.same("rate(c[1m])", now.t);
+    });
+  });
+
   it("series come back in label order, also after series were added between queries", async () => {
     await withStore(async (twin, now) => {
       const names = ["b", "a", "ab", "a\u00e9", "A", "a b", ""];

@@ -40,6 +40,8 @@ export interface Mirror {
   n: number;
   /** how many of its samples are stale markers (a query looks for them only when there are some) */
   stale: number;
+  /** the encoded chunk's bytes (kept up to date with the open chunk's: a query counts them without reading the encoder) */
+  bytes: number;
 }
 
 /** the bytes of decoded samples kept for queries in the whole process (8 MiB per 4,369 series' open chunks) */
@@ -62,6 +64,7 @@ export function openMirror(s: HeadSeries): Mirror | undefined {
   if (m) {
     m.n = open.decodeInto(m.t, m.bits, 0);
     m.stale = countStale(m.bits, m.n);
+    m.bytes = open.byteLength;
   }
   return (s.mirror = m);
 }
@@ -72,7 +75,7 @@ function newMirror(): Mirror | undefined {
   mirrorBytes += MIRROR_BYTES;
   // typed arrays over buffers made here: reading .buffer of one made by length is slow on JavaScriptCore
   const vBuf = new ArrayBuffer(CHUNK_SAMPLES * 8);
-  return { t: new Float64Array(new ArrayBuffer(CHUNK_SAMPLES * 8)), v: new Float64Array(vBuf), bits: new Uint32Array(vBuf), n: 0, stale: 0 };
+  return { t: new Float64Array(new ArrayBuffer(CHUNK_SAMPLES * 8)), v: new Float64Array(vBuf), bits: new Uint32Array(vBuf), n: 0, stale: 0, bytes: 0 };
 }
 
 /** whether sample k of value bits (two words a sample) is Prometheus's stale marker */
@@ -93,6 +96,7 @@ export function closedMirror(c: ClosedChunk): Mirror | undefined {
   if (m) {
     m.n = decodeXorChunkBits(c.data, m.t, m.bits, 0);
     m.stale = countStale(m.bits, m.n);
+    m.bytes = c.data.length;
   }
   return (c.mirror = m);
 }
@@ -275,6 +279,7 @@ export class TenantHead {
         m.bits[2 * n + 1 - WORD_HI] = STALE_LO;
         m.stale++;
       } else m.v[n] = v;
+      m.bytes = s.open.byteLength;
     }
     s.lastT = t;
     s.lastV = v;

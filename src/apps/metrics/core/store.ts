@@ -365,7 +365,7 @@ function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: Q
     // (older chunks end before it starts: they are not looked at)
     const om = s.mirror;
     if (om !== undefined && s.openMinT <= mint && om.n > 0 && s.lastT >= mint) {
-      bytes += s.open!.byteLength;
+      bytes += om.bytes;
       const k = windowIn(om, mint, maxt);
       count[i] = -1;
       out[i] = k === 0 ? noSamples(s) : inMirror(s, om, lastOnly ? windowHi - 1 : windowLo, windowHi);
