@@ -148,7 +148,7 @@ describe("count_values", () => {
   });
 });
 
-describe("an aggregation over a range function at one time", () => {
+describe("an aggregation over a range function, folded", () => {
   // counters with resets, a stale marker, NaN and ±Inf values, series of other metrics and a __type__ label
   const series = (name: string, extra: Record<string, string>, value: (i: number) => number | "stale") =>
     ({ labels: { __name__: name, ...extra }, samples: Array.from({ length: 40 }, (_, i): [number, number | "stale"] => [sec(i * 7), value(i)]) });
@@ -170,7 +170,7 @@ describe("an aggregation over a range function at one time", () => {
     }
   };
 
-  it("gives what the aggregation of the function's vector gives, samples counted alike", async () => {
+  it("gives what the aggregation of the function's vector gives, at one time and over steps, samples counted alike", async () => {
     const ops = ["sum", "avg", "count", "min", "max", "group", "stddev", "stdvar"];
     const functions = ["rate(c[1m])", "increase(c[30s])", "irate(c[1m])", "delta(c[2m])", "last_over_time(c[1m])", "last_over_time({__name__=~\"c|d\"}[1m])",
       "quantile_over_time(0.3, c[1m])", "avg_over_time(c[1m])", "resets(c[5m])", "rate(e[1m])", "deriv(c[1m])", "rate(c[1m] offset 1m)", "rate(c[1m] @ 100)"];
@@ -183,6 +183,17 @@ describe("an aggregation over a range function at one time", () => {
             const general = `${op}${grouping} ((${fn}))`;
             expect({ folded, time, v: await value(folded, time) }).toEqual({ folded, time, v: await value(general, time) });
           }
+          // and over a range of steps (evaluated in slices, each folded)
+          const folded = `${op}${grouping} (${fn})`;
+          const general = `${op}${grouping} ((${fn}))`;
+          const range = async (query: string) => {
+            try {
+              return await rangeQuery(ranged, query, sec(20), sec(400), sec(13));
+            } catch (err) {
+              return { error: String(err) };
+            }
+          };
+          expect({ folded, v: await range(folded) }).toEqual({ folded, v: await range(general) });
         }
       }
     }

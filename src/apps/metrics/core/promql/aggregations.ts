@@ -138,36 +138,59 @@ export function evalAggregate(e: AggregateExpr, ctx: EvalContext): StepSeries[] 
 }
 
 /**
- * An aggregation without parameter of a range function over a selector, at
- * one time (an instant query, the soak's `sum by (job) (rate(x[1m]))`): each
- * series' value goes straight into its group, in input order as the step-wise
- * aggregation adds them, without a vector of the function's values in between.
- * The function's node is accounted as evaluate() does it (deadline, the
- * points its value would hold). Undefined when the expression is not of that
- * kind, or its output may repeat a label set (checked on the general path).
+ * An aggregation without parameter of a range function over a selector (the
+ * soak's `sum by (job) (rate(x[1m]))`): each series' values go straight into
+ * their groups' accumulators, one per group and step, without a vector of the
+ * function's values in between. Within a group and step the values come in
+ * input order, as the step-wise aggregation adds them, so the sums are the
+ * same to the bit. The function's node is accounted as evaluate() does it
+ * (deadline, the points its value would hold). Undefined when the expression
+ * is not of that kind, its output may repeat a label set (checked on the
+ * general path), or series × steps is too many for accumulators per step.
  */
 function foldedOverRange(e: AggregateExpr, ctx: EvalContext): StepSeries[] | undefined {
   const inner = e.expr;
-  if (ctx.numSteps !== 1 || inner.kind !== "call" || !FOLDABLE.has(e.op)) return undefined;
+  if (inner.kind !== "call" || !FOLDABLE.has(e.op)) return undefined;
   const budget = ctx.budget;
   const held = budget.samples;
   checkDeadline(budget);
-  const sorted = [...e.grouping].sort();
-  const index = new GroupIndex(sorted, e.without);
+  const steps = ctx.numSteps;
+  const index = new GroupIndex([...e.grouping].sort(), e.without);
   let acc: Accumulator | undefined;
   const produced = foldRangeFunction(inner, ctx, (inputs) => {
+    if (inputs * steps > FOLD_MAX_SLOTS) return undefined;
     // groups are few, mostly: the accumulator grows with them
-    acc = new Accumulator(e.op, Math.min(inputs, 16));
-    return (labels, dropsName, _step, f) => acc!.add(index.groupOfOutput(labels, dropsName), f);
+    acc = new Accumulator(e.op, Math.min(inputs, 16) * steps);
+    // one group lookup per series, not per value
+    let last: Labels | undefined;
+    let base = 0;
+    return (labels, dropsName, step, f) => {
+      if (labels !== last) {
+        last = labels;
+        base = index.groupOfOutput(labels, dropsName) * steps;
+      }
+      acc!.add(base + step, f);
+    };
   });
   if (produced === undefined) return undefined;
   // the points the function's value would have held until the aggregation was done with them
   budget.samples = held;
   holdSamples(budget, produced);
   const out: StepSeries[] = [];
-  for (let g = 0; g < index.labels.length; g++) out.push({ labels: index.labels[g]!, steps: [0], values: [acc!.take(g, NaN)] });
+  for (let g = 0; g < index.labels.length; g++) {
+    const s: StepSeries = { labels: index.labels[g]!, steps: [], values: [] };
+    for (let step = 0, slot = g * steps; step < steps; step++, slot++) {
+      if (slot >= acc!.seen.length || !acc!.seen[slot]) continue;
+      s.steps.push(step);
+      s.values.push(acc!.take(slot, NaN));
+    }
+    if (s.steps.length > 0) out.push(s);
+  }
   return out;
 }
+
+/** the most accumulator slots (input series × steps) a folded aggregation may make (~34 bytes each) */
+const FOLD_MAX_SLOTS = 1 << 18;
 
 /** the labels dropMetricName drops */
 const isMetadataLabel = (name: string) => name === "__name__" || name === "__type__" || name === "__unit__";

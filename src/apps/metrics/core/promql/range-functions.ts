@@ -267,15 +267,15 @@ export function evalRangeFunction(call: Call, ctx: EvalContext): StepSeries[] {
  * `start(inputs)` is given the number of input series and returns what takes
  * each value with its input series' labels and whether the function's output
  * drops the name from them (dropMetricName), series by series in input
- * order, steps ascending. Returns how many values there
- * were, or undefined (having evaluated nothing) when the function's output
- * could repeat a label set (evalRangeFunction checks that) or it is not a
- * range function over a selector.
+ * order, steps ascending (or undefined to decline). Returns how many values
+ * there were, or undefined (having evaluated nothing) when the function's
+ * output could repeat a label set (evalRangeFunction checks that), it is not
+ * a range function over a selector, or `start` declined.
  */
 export function foldRangeFunction(
   call: Call,
   ctx: EvalContext,
-  start: (inputs: number) => (labels: Labels, dropsName: boolean, step: number, value: number) => void,
+  start: (inputs: number) => ((labels: Labels, dropsName: boolean, step: number, value: number) => void) | undefined,
 ): number | undefined {
   if (!(call.func in RANGE_FUNCTIONS)) return undefined;
   const matrixIndex = call.func === "quantile_over_time" ? 1 : 0;
@@ -284,9 +284,10 @@ export function foldRangeFunction(
   const src = matrixSource(arg, ctx);
   const keepName = call.func === "last_over_time";
   if (!uniqueByConstruction(arg, keepName, src.series)) return undefined;
+  const take = start(src.series.length);
+  if (!take) return undefined;
   const paramArg = call.args.find((_, i) => i !== matrixIndex);
   const params = paramArg ? evalScalar(paramArg, ctx) : undefined;
-  const take = start(src.series.length);
   let produced = 0;
   forEachValue(call.func, src, params, ctx, (s, step, value) => {
     if (step < 0) return;
