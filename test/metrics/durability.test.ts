@@ -8,7 +8,7 @@ import { STALE_NAN_BITS } from "../../src/apps/metrics/core/types.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { useDataDirServer } from "../helpers/process.ts";
-import { metricsClient } from "./helpers.ts";
+import { metricsClient, ownSamples } from "./helpers.ts";
 
 describe("metrics store durability", () => {
   const { start } = useDataDirServer("outpost-metrics-");
@@ -75,11 +75,11 @@ describe("metrics store retention and flushing", () => {
       expect(rows.rows[0]!.n).toBe(3);
       const budget = newBudget(0, 0);
       const read = await store.querier("ret", budget).select([{ type: "=", name: "__name__", value: "old" }], 0, now);
-      expect(Array.from(read[0]!.v)).toEqual(Array.from({ length: 130 }, (_, i) => i));
+      expect(Array.from(ownSamples(read[0]!).v)).toEqual(Array.from({ length: 130 }, (_, i) => i));
       expect(budget.chunkBytes).toBeGreaterThan(0);
       // the stale marker comes back from the database with its exact bits
       const ended = await store.querier("ret", budget).select([{ type: "=", name: "__name__", value: "new" }], 0, now);
-      const v = ended[0]!.v as Float64Array;
+      const { v } = ownSamples(ended[0]!);
       expect(v.length).toBe(11);
       expect(new BigUint64Array(v.buffer, v.byteOffset, v.length)[10]).toBe(STALE_NAN_BITS);
 

@@ -12,6 +12,7 @@ import { newBudget, openMetricsStore, type MetricsStore } from "../../src/apps/m
 import type { Labels } from "../../src/apps/metrics/core/types.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
+import { ownSamples } from "./helpers.ts";
 import { MemoryQuerier, type FixtureSample } from "./promql/fixture.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -141,8 +142,68 @@ describe("metrics store: reads of recent data", () => {
       expect(s.flushed.length).toBe(3);
       const budget = newBudget(0, 0);
       const [read] = await twin.store.querier("t", budget).select([{ type: "=", name: "__name__", value: "c" }], T0 - 1, now.t);
-      expect(Array.from(read!.t)).toEqual(Array.from({ length: 2 * CHUNK_SAMPLES + 7 }, (_, i) => T0 + i * STEP));
+      expect(Array.from(ownSamples(read!).t)).toEqual(Array.from({ length: 2 * CHUNK_SAMPLES + 7 }, (_, i) => T0 + i * STEP));
       await twin.same("count_over_time(c[2h])", now.t);
+    });
+  });
+
+  it("a series with many chunks kept in memory: windows anywhere in them, across chunk boundaries and stale markers, answer as the plain samples", async () => {
+    await withStore(async (twin, now) => {
+      // a sample every 200 ms: 25 chunks in the 10 minutes written chunks stay in memory
+      const fast = twin.series({ __name__: "c", job: "a", instance: "1" });
+      const slow = twin.series({ __name__: "c", job: "b", instance: "1" });
+      let v = 0;
+      for (let i = 0; i < 4_000; i++) {
+        const t = T0 + i * 200;
+        v = i % 211 === 210 ? 0 : v + (i % 7);
+        twin.append(fast, t, i % 97 === 96 ? "stale" : v);
+        if (i % 50 === 0) twin.append(slow, t + 1, i % 500 === 450 ? "stale" : i);
+        if (i % 600 === 599) {
+          now.t = t;
+          await twin.store.flush();
+        }
+      }
+      now.t = T0 + 3_999 * 200;
+      await twin.store.flush();
+      expect(fast.flushed.length).toBeGreaterThan(20);
+      // windows ending and starting on chunk boundaries, inside one chunk, spanning several, reaching past memory into the database
+      const boundaries = fast.flushed.flatMap((c) => [c.minT, c.maxT]);
+      const some = boundaries.filter((_, k) => k % 5 === 0);
+      // and windows whose first ms is a chunk's last sample (for the ranges 20s, 1m and the lookback's 5m)
+      const firsts = some.flatMap((b) => [b + 20_000 - 1, b + 60_000 - 1, b + 300_000 - 1]).filter((t) => t <= now.t);
+      const times = [now.t, now.t - 1, now.t - 90_000, now.t - 333_333, ...some, ...firsts];
+      for (const at of times) {
+        for (const q of ["c", "rate(c[1m])", "c[20s]", "count_over_time(c[25s])", "sum by (job) (rate(c[1m]))", "max(increase(c[2m]))", "changes(c[3m])", "last_over_time(c[24s])"]) {
+          await twin.same(q, at);
+        }
+      }
+    });
+  }, 240_000);
+
+  it("a window's chunks count their encoded bytes against the chunk bytes limit, read through mirrors or not", async () => {
+    await withStore(async (twin, now) => {
+      const s = twin.series({ __name__: "c", job: "a" });
+      const select = async (mint: number) => {
+        const budget = newBudget(0, 0);
+        await twin.store.querier("t", budget).select([{ type: "=", name: "__name__", value: "c" }], mint, now.t);
+        return budget.chunkBytes;
+      };
+      for (let i = 0; i < 50; i++) twin.append(s, T0 + i * STEP, i * 1.5);
+      now.t = T0 + 49 * STEP;
+      // the first read makes the open chunk's mirror, the next ones read it
+      expect(await select(now.t - 60_000)).toBe(s.open!.byteLength);
+      expect(s.mirror).toBeDefined();
+      expect(await select(now.t - 60_000)).toBe(s.open!.byteLength);
+      // appends write the mirror too
+      for (let i = 50; i < 60; i++) twin.append(s, T0 + i * STEP, i % 7 === 0 ? "stale" : i * 1.5);
+      now.t = T0 + 59 * STEP;
+      expect(await select(now.t - 60_000)).toBe(s.open!.byteLength);
+      for (let i = 60; i < CHUNK_SAMPLES + 30; i++) twin.append(s, T0 + i * STEP, i % 17 === 0 ? "stale" : i * 1.5);
+      now.t = T0 + (CHUNK_SAMPLES + 29) * STEP;
+      expect(await select(now.t - 60_000)).toBe(s.open!.byteLength);
+      // a window reaching into the closed chunk counts both
+      expect(await select(now.t - 600_000)).toBe(s.closed[0]!.data.length + s.open!.byteLength);
+      await twin.same("rate(c[1m])", now.t);
     });
   });
 

@@ -67,3 +67,11 @@ export function metricsClient(base: string) {
     },
   };
 }
+
+/** a selected series' own samples (a querier answers with columns and the offsets [lo, hi) of its samples in them) */
+export function ownSamples(s: { t: ArrayLike<number>; v: ArrayLike<number>; lo?: number; hi?: number }): { t: Float64Array; v: Float64Array } {
+  const lo = s.lo ?? 0;
+  const hi = s.hi ?? s.t.length;
+  // views of the columns: a stale marker's bits are read as stored
+  return { t: (s.t as Float64Array).subarray(lo, hi), v: (s.v as Float64Array).subarray(lo, hi) };
+}

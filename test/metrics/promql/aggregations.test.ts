@@ -2,6 +2,7 @@
 // count_values and quantile, against hand-computed values.
 import { describe, expect, it } from "vitest";
 import { instantQuery, rangeQuery } from "../../../src/apps/metrics/core/promql/index.ts";
+import { newBudget } from "../../../src/apps/metrics/core/query-budget.ts";
 import { errorOf, MemoryQuerier, sec } from "./fixture.ts";
 
 const at = (value: number): Array<[number, number]> => [[sec(100), value]];
@@ -144,5 +145,65 @@ describe("count_values", () => {
       { job: "a", v: "2" },
       { job: "b", v: "0.5" },
     ]);
+  });
+});
+
+describe("an aggregation over a range function, folded", () => {
+  // counters with resets, a stale marker, NaN and ±Inf values, series of other metrics and a __type__ label
+  const series = (name: string, extra: Record<string, string>, value: (i: number) => number | "stale") =>
+    ({ labels: { __name__: name, ...extra }, samples: Array.from({ length: 40 }, (_, i): [number, number | "stale"] => [sec(i * 7), value(i)]) });
+  const ranged = new MemoryQuerier([
+    series("c", { job: "a", instance: "1" }, (i) => (i % 13 === 12 ? 1 : i * 3)),
+    series("c", { job: "a", instance: "2" }, (i) => (i === 20 ? "stale" : i * 5.5)),
+    series("c", { job: "b", instance: "1" }, (i) => i * 0.1 + 1e16),
+    series("c", { job: "b", instance: "2" }, (i) => (i === 30 ? NaN : i)),
+    series("c", { job: "c", instance: "1" }, (i) => (i > 35 ? Infinity : -i)),
+    series("d", { job: "a", instance: "1" }, (i) => i * 2),
+    series("e", { job: "a", __type__: "counter" }, (i) => i),
+    series("e", { job: "a", __type__: "gauge" }, (i) => i + 1),
+  ]);
+  const value = async (query: string, time: number, budget?: ReturnType<typeof newBudget>) => {
+    try {
+      return await instantQuery(ranged, query, time, budget ? { budget } : {});
+    } catch (err) {
+      return { error: String(err) };
+    }
+  };
+
+  it("gives what the aggregation of the function's vector gives, at one time and over steps, samples counted alike", async () => {
+    const ops = ["sum", "avg", "count", "min", "max", "group", "stddev", "stdvar"];
+    const functions = ["rate(c[1m])", "increase(c[30s])", "irate(c[1m])", "delta(c[2m])", "last_over_time(c[1m])", "last_over_time({__name__=~\"c|d\"}[1m])",
+      "quantile_over_time(0.3, c[1m])", "avg_over_time(c[1m])", "resets(c[5m])", "rate(e[1m])", "deriv(c[1m])", "rate(c[1m] offset 1m)", "rate(c[1m] @ 100)"];
+    for (const fn of functions) {
+      for (const op of ops) {
+        for (const grouping of ["", " by (job)", " without (instance)", " by (__name__)"]) {
+          for (const time of [sec(60), sec(150), sec(273), sec(400)]) {
+            // parentheses keep the function's vector as it is: the aggregation then takes the general path
+            const folded = `${op}${grouping} (${fn})`;
+            const general = `${op}${grouping} ((${fn}))`;
+            expect({ folded, time, v: await value(folded, time) }).toEqual({ folded, time, v: await value(general, time) });
+          }
+          // and over a range of steps (evaluated in slices, each folded)
+          const folded = `${op}${grouping} (${fn})`;
+          const general = `${op}${grouping} ((${fn}))`;
+          const range = async (query: string) => {
+            try {
+              return await rangeQuery(ranged, query, sec(20), sec(400), sec(13));
+            } catch (err) {
+              return { error: String(err) };
+            }
+          };
+          expect({ folded, v: await range(folded) }).toEqual({ folded, v: await range(general) });
+        }
+      }
+    }
+    // the max samples limit: refused (or not) alike, at the same count
+    for (const limit of [1, 3, 4, 5, 6, 8, 100]) {
+      for (const query of ["sum by (job) (rate(c[1m]))", "max(last_over_time(c[1m]))"]) {
+        const folded = await value(query, sec(150), newBudget(0, 0, limit));
+        const general = await value(query.replace(/\((\w+\(.*\))\)$/, "(($1))"), sec(150), newBudget(0, 0, limit));
+        expect({ query, limit, folded }).toEqual({ query, limit, folded: general });
+      }
+    }
   });
 });

@@ -38,6 +38,10 @@ export interface Mirror {
   /** v's bits: two words per sample, in the platform's order (stale markers are only bits) */
   bits: Uint32Array;
   n: number;
+  /** how many of its samples are stale markers (a query looks for them only when there are some) */
+  stale: number;
+  /** the encoded chunk's bytes (kept up to date with the open chunk's: a query counts them without reading the encoder) */
+  bytes: number;
 }
 
 /** the bytes of decoded samples kept for queries in the whole process (8 MiB per 4,369 series' open chunks) */
@@ -57,7 +61,11 @@ export function openMirror(s: HeadSeries): Mirror | undefined {
   const open = s.open;
   if (!open || open.count === 0) return undefined;
   const m = newMirror();
-  if (m) m.n = open.decodeInto(m.t, m.bits, 0);
+  if (m) {
+    m.n = open.decodeInto(m.t, m.bits, 0);
+    m.stale = countStale(m.bits, m.n);
+    m.bytes = open.byteLength;
+  }
   return (s.mirror = m);
 }
 
@@ -67,7 +75,17 @@ function newMirror(): Mirror | undefined {
   mirrorBytes += MIRROR_BYTES;
   // typed arrays over buffers made here: reading .buffer of one made by length is slow on JavaScriptCore
   const vBuf = new ArrayBuffer(CHUNK_SAMPLES * 8);
-  return { t: new Float64Array(new ArrayBuffer(CHUNK_SAMPLES * 8)), v: new Float64Array(vBuf), bits: new Uint32Array(vBuf), n: 0 };
+  return { t: new Float64Array(new ArrayBuffer(CHUNK_SAMPLES * 8)), v: new Float64Array(vBuf), bits: new Uint32Array(vBuf), n: 0, stale: 0, bytes: 0 };
+}
+
+/** whether sample k of value bits (two words a sample) is Prometheus's stale marker */
+export const isStaleAt = (bits: Uint32Array, k: number): boolean => bits[2 * k + WORD_HI] === STALE_HI && bits[2 * k + 1 - WORD_HI] === STALE_LO;
+
+/** the stale markers among the first n samples of value bits */
+function countStale(bits: Uint32Array, n: number): number {
+  let stale = 0;
+  for (let k = 0; k < n; k++) if (isStaleAt(bits, k)) stale++;
+  return stale;
 }
 
 /** a closed chunk's mirror, made now (decoding it once) when there is none and the budget allows */
@@ -75,7 +93,11 @@ export function closedMirror(c: ClosedChunk): Mirror | undefined {
   if (c.mirror) return c.mirror;
   if (c.samples > CHUNK_SAMPLES) return undefined;
   const m = newMirror();
-  if (m) m.n = decodeXorChunkBits(c.data, m.t, m.bits, 0);
+  if (m) {
+    m.n = decodeXorChunkBits(c.data, m.t, m.bits, 0);
+    m.stale = countStale(m.bits, m.n);
+    m.bytes = c.data.length;
+  }
   return (c.mirror = m);
 }
 
@@ -141,6 +163,8 @@ export class TenantHead {
   readonly tenant: string;
   readonly byKey = new Map<string, HeadSeries>();
   readonly byId = new Map<number, HeadSeries>();
+  /** the same by index (ids are small and dense): what select reads, cheaper than the map */
+  private readonly slots: Array<HeadSeries | undefined> = [];
   /** series by the raw bytes of their labels in a push (remote-write.ts rawKey) */
   readonly byRawKey = new Map<string, HeadSeries>();
   /** label name -> value -> ids ascending */
@@ -182,6 +206,8 @@ export class TenantHead {
     this.ordered = undefined;
     this.byKey.set(key, s);
     this.byId.set(sid, s);
+    while (this.slots.length < sid) this.slots.push(undefined);
+    this.slots[sid] = s;
     // ids only grow, so appending keeps every postings list sorted
     if (this.allIds.length && this.allIds[this.allIds.length - 1]! > sid) {
       insertSorted(this.allIds, sid);
@@ -251,7 +277,9 @@ export class TenantHead {
       if (stale) {
         m.bits[2 * n + WORD_HI] = STALE_HI;
         m.bits[2 * n + 1 - WORD_HI] = STALE_LO;
+        m.stale++;
       } else m.v[n] = v;
+      m.bytes = s.open.byteLength;
     }
     s.lastT = t;
     s.lastV = v;
@@ -281,9 +309,10 @@ export class TenantHead {
       if (candidates && candidates.length === 0) return [];
     }
     const out: HeadSeries[] = [];
+    const slots = this.slots;
     for (const id of candidates ?? this.allIds) {
-      const s = this.byId.get(id);
-      if (s && rest.every((m) => m.test(s.labels[m.name] ?? ""))) out.push(s);
+      const s = slots[id];
+      if (s && (rest.length === 0 || rest.every((m) => m.test(s.labels[m.name] ?? "")))) out.push(s);
     }
     return out;
   }
@@ -338,6 +367,7 @@ export class TenantHead {
         else this.activeByMetric.delete(s.metric);
       }
       this.byId.delete(id);
+      this.slots[id] = undefined;
       this.byKey.delete(s.key);
       releaseMirror(s.mirror);
       s.mirror = undefined;

@@ -7,7 +7,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
-import { closedMirror, cutChunk, type ClosedChunk, dropFlushedBefore, inMemoryFrom, KEEP_FLUSHED_MS, openMirror, openSamples, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
+import { closedMirror, cutChunk, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SelectHints, SeriesSamples } from "./types.ts";
@@ -256,6 +256,17 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
 
 const clampTime = (ms: number): number => Math.min(Number.MAX_SAFE_INTEGER, Math.max(-Number.MAX_SAFE_INTEGER, ms));
 
+/**
+ * what select gives for one series: its samples t[lo..hi), v[lo..hi) in
+ * columns that may hold more (a chunk's mirror, or columns shared by the
+ * series of one select), and its stale marks indexed as t
+ */
+interface Found extends SeriesSamples {
+  lo: number;
+  hi: number;
+  stale: Uint8Array | null;
+}
+
 function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, budget: QueryBudget): SampleQuerier {
   return {
     sortsSeries: true,
@@ -275,8 +286,11 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       const fromHead = decodeHead(matched, mint, maxt, budget, lastOnly);
       const fromDb = new Map<number, Uint8Array[]>();
       const inDb: number[] = [];
-      // only what memory no longer holds is read from the database
-      for (const s of matched) if (s.persistedMaxT >= mint && mint < inMemoryFrom(s)) inDb.push(s.id);
+      // only what memory no longer holds is read from the database (none when memory holds the series' oldest sample)
+      for (const s of matched) {
+        const from = inMemoryFrom(s);
+        if (s.persistedMaxT >= mint && mint < from && s.firstT < from) inDb.push(s.id);
+      }
       if (inDb.length) {
         const rows = await pg.query<{ series_id: number; data: Uint8Array }>(
           "select series_id, data from metrics_chunks where tenant = $1 and series_id = any($2::int[]) and max_t >= $3 and min_t <= $4 order by series_id, min_t",
@@ -296,11 +310,12 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       const slicer = createTimeSlicer(QUERY_SLICE_MS);
       for (let i = 0; i < matched.length; i++) {
         const s = matched[i]!;
-        const dbChunks = fromDb.get(s.id);
-        let samples = dbChunks ? mergeWithDb(dbChunks, fromHead[i]!, mint, maxt) : fromHead[i]!;
-        if (lastOnly && samples.t.length > 1) samples = newestOf(samples);
-        holdSamples(budget, samples.t.length);
-        if (samples.t.length) out.push({ labels: s.labels, t: samples.t, v: samples.v, stale: samples.stale });
+        const dbChunks = fromDb.size ? fromDb.get(s.id) : undefined;
+        const samples = dbChunks ? mergeWithDb(dbChunks, fromHead[i]!, mint, maxt) : fromHead[i]!;
+        if (lastOnly && samples.hi - samples.lo > 1) samples.lo = samples.hi - 1;
+        const n = samples.hi - samples.lo;
+        holdSamples(budget, n);
+        if (n > 0) out.push(samples);
         if ((i & 63) === 63) {
           checkDeadline(budget);
           await slicer.pause();
@@ -312,210 +327,165 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
   };
 }
 
-type Decoded = Pick<SeriesSamples, "t" | "v" | "stale">;
-
-/** the head chunks of a series a window [mint, maxt] overlaps, oldest first, in time order without overlap */
-function forEachHeadChunk(s: HeadSeries, mint: number, maxt: number, each: (c: ClosedChunk) => void): void {
-  for (const c of s.flushed) if (c.maxT >= mint && c.minT <= maxt) each(c);
-  for (const c of s.closed) if (c.maxT >= mint && c.minT <= maxt) each(c);
+/** index of the first chunk of a time-ordered list whose newest sample is at or after `time` */
+function firstEndingAtOrAfter(list: ClosedChunk[], time: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]!.maxT < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 const openOverlaps = (s: HeadSeries, mint: number, maxt: number) => openSamples(s) > 0 && s.lastT >= mint && s.openMinT <= maxt;
 
+const NO_SAMPLES = new Float64Array(0);
+const noSamples = (s: HeadSeries): Found => ({ labels: s.labels, t: NO_SAMPLES, v: NO_SAMPLES, lo: 0, hi: 0, stale: null });
+
 /**
- * The head's samples of the matched series in [mint, maxt]. A series whose
- * chunks all have mirrors (the usual case for recent data, once queried) is
- * copied from them, only the samples in the window, into two small arrays
- * of its own; the others are decoded at once into one pair of buffers shared
- * by them and viewed from there.
+ * The head's samples of the matched series in [mint, maxt]. A series' chunks
+ * are in time order without overlap, so the ones a window overlaps are found
+ * by a binary search (a series keeps up to KEEP_FLUSHED_MS of them). A series
+ * whose window lies in one chunk with a mirror (the usual case for recent
+ * data, once queried) is answered with the mirror's own columns and offsets,
+ * copying nothing; the others are copied (from mirrors) or decoded into one
+ * pair of columns shared by them all.
  */
-function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: QueryBudget, lastOnly: boolean): Decoded[] {
+function decodeHead(matched: HeadSeries[], mint: number, maxt: number, budget: QueryBudget, lastOnly: boolean): Found[] {
+  const out: Found[] = new Array(matched.length);
+  /** samples each series puts in the shared columns (-1: answered already) */
   const count = new Int32Array(matched.length);
-  const direct = new Uint8Array(matched.length);
   let shared = 0;
   let bytes = 0;
   for (let i = 0; i < matched.length; i++) {
     const s = matched[i]!;
+    // the usual case first: the whole window in the open chunk, whose mirror a query made before
+    // (older chunks end before it starts: they are not looked at)
+    const om = s.mirror;
+    if (om !== undefined && s.openMinT <= mint && om.n > 0 && s.lastT >= mint) {
+      bytes += om.bytes;
+      const k = windowIn(om, mint, maxt);
+      count[i] = -1;
+      out[i] = k === 0 ? noSamples(s) : inMirror(s, om, lastOnly ? windowHi - 1 : windowLo, windowHi);
+      continue;
+    }
     let n = 0;
-    let all = 1;
-    // without a callback per chunk (this runs for every series and chunk)
+    let chunks = 0;
+    let all = true;
+    let last: Mirror | undefined;
+    // without a callback per chunk (this runs for every series)
     for (let pass = 0; pass < 2; pass++) {
       const list = pass === 0 ? s.flushed : s.closed;
-      for (let j = 0; j < list.length; j++) {
+      for (let j = firstEndingAtOrAfter(list, mint); j < list.length; j++) {
         const c = list[j]!;
-        if (c.maxT < mint || c.minT > maxt) continue;
+        if (c.minT > maxt) break;
         const m = closedMirror(c);
-        n += m ? inWindow(m, mint, maxt) : c.samples;
-        if (!m) all = 0;
+        if (m) n += windowIn(m, mint, maxt);
+        else {
+          n += c.samples;
+          all = false;
+        }
+        last = m;
+        chunks++;
         bytes += c.data.length;
       }
     }
     // the open chunk counts whole when it overlaps, as head chunks count
     if (openOverlaps(s, mint, maxt)) {
       const m = openMirror(s);
-      n += m ? inWindow(m, mint, maxt) : s.open!.count;
-      if (!m) all = 0;
+      if (m) n += windowIn(m, mint, maxt);
+      else {
+        n += s.open!.count;
+        all = false;
+      }
+      last = m;
+      chunks++;
       bytes += s.open!.byteLength;
     }
-    count[i] = lastOnly && all ? Math.min(n, 1) : n;
-    direct[i] = all;
-    if (!all) shared += n;
+    count[i] = -1;
+    if (n === 0) out[i] = noSamples(s);
+    // the window found last (windowLo, windowHi) is the one of that mirror
+    else if (all && chunks === 1) out[i] = inMirror(s, last!, lastOnly ? windowHi - 1 : windowLo, windowHi);
+    else if (all && lastOnly) out[i] = newestFromMirrors(s, mint, maxt);
+    else {
+      count[i] = n;
+      shared += n;
+    }
   }
   budget.chunkBytes += bytes;
   if (budget.maxChunkBytes > 0 && budget.chunkBytes > budget.maxChunkBytes) throw chunkBytesLimitError(budget.maxChunkBytes);
+  if (shared === 0) return out;
   // typed arrays over buffers made here: reading .buffer of one made by length is slow on JavaScriptCore
-  const tBuf = new ArrayBuffer(shared * 8);
   const vBuf = new ArrayBuffer(shared * 8);
-  const t = new Float64Array(tBuf);
+  const t = new Float64Array(new ArrayBuffer(shared * 8));
+  const v = new Float64Array(vBuf);
   const bits = new Uint32Array(vBuf);
-  const out: Decoded[] = new Array(matched.length);
+  let mask: Uint8Array | null = null;
   let at = 0;
   for (let i = 0; i < matched.length; i++) {
+    if (count[i]! < 0) continue;
     const s = matched[i]!;
-    if (direct[i]) {
-      out[i] = lastOnly ? newestFromMirrors(s, mint, maxt) : fromMirrors(s, count[i]!, mint, maxt);
-      continue;
-    }
     const first = at;
-    forEachHeadChunk(s, mint, maxt, (c) => {
-      at = c.mirror ? copyWindow(c.mirror, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
-    });
-    if (openOverlaps(s, mint, maxt)) at = s.mirror ? copyWindow(s.mirror, mint, maxt, t, bits, at) : at + s.open!.decodeInto(t, bits, at);
+    // stale markers are looked for only where there may be some
+    let markers = 0;
+    for (let pass = 0; pass < 2; pass++) {
+      const list = pass === 0 ? s.flushed : s.closed;
+      for (let j = firstEndingAtOrAfter(list, mint); j < list.length; j++) {
+        const c = list[j]!;
+        if (c.minT > maxt) break;
+        const m = c.mirror;
+        markers += m ? m.stale : 1;
+        at = m ? copyWindow(m, mint, maxt, t, bits, at) : at + decodeXorChunkBits(c.data, t, bits, at);
+      }
+    }
+    if (openOverlaps(s, mint, maxt)) {
+      const m = s.mirror;
+      markers += m ? m.stale : 1;
+      at = m ? copyWindow(m, mint, maxt, t, bits, at) : at + s.open!.decodeInto(t, bits, at);
+    }
     // decoded chunks may reach past the window at either end
     let lo = first;
     while (lo < at && t[lo]! < mint) lo++;
     let hi = at;
     while (hi > lo && t[hi - 1]! > maxt) hi--;
-    out[i] = { t: new Float64Array(tBuf, lo * 8, hi - lo), v: new Float64Array(vBuf, lo * 8, hi - lo), stale: staleIn(bits, lo, hi) };
+    if (lastOnly && hi - lo > 1) lo = hi - 1;
+    let stale: Uint8Array | null = null;
+    if (markers > 0) for (let k = lo; k < hi; k++) if (isStaleAt(bits, k)) (stale = mask ??= new Uint8Array(shared))[k] = 1;
+    out[i] = { labels: s.labels, t, v, lo, hi, stale };
   }
   return out;
 }
 
-/**
- * a series' n samples in [mint, maxt] from its chunks' mirrors. The values are
- * copied as numbers (a stale marker's NaN payload does not survive that on
- * every runtime): stale markers are found from the mirrors' bits on the way.
- */
-function fromMirrors(s: HeadSeries, n: number, mint: number, maxt: number): Decoded {
-  const sole = n >= VIEW_MIN_SAMPLES ? viewOfSoleMirror(s, n, mint, maxt) : undefined;
-  if (sole) return sole;
-  const t = new Float64Array(n);
-  const v = new Float64Array(n);
-  copiedStale = null;
-  let at = 0;
-  for (let j = 0; j < s.flushed.length; j++) {
-    const c = s.flushed[j]!;
-    if (c.maxT >= mint && c.minT <= maxt) at = copyFromMirror(c.mirror!, mint, maxt, t, v, at);
-  }
-  for (let j = 0; j < s.closed.length; j++) {
-    const c = s.closed[j]!;
-    if (c.maxT >= mint && c.minT <= maxt) at = copyFromMirror(c.mirror!, mint, maxt, t, v, at);
-  }
-  if (openOverlaps(s, mint, maxt)) copyFromMirror(s.mirror!, mint, maxt, t, v, at);
-  return { t, v, stale: copiedStale };
+/** a series' samples [lo, hi) of one mirror: its columns, with offsets */
+function inMirror(s: HeadSeries, m: Mirror, lo: number, hi: number): Found {
+  return { labels: s.labels, t: m.t, v: m.v, lo, hi, stale: m.stale > 0 ? staleIn(m.bits, lo, hi, hi) : null };
 }
 
-/**
- * below this many samples a series gets arrays of its own: a view costs more
- * to make on JavaScriptCore than copying a few samples into small new arrays
- */
-const VIEW_MIN_SAMPLES = 24;
-
-/**
- * a series' n samples in [mint, maxt] as views into the one mirror that holds
- * them all, when one does (a short window inside one chunk: most of a rate's),
- * copying nothing. Mirrors only ever grow at the end, so the views keep
- * their samples while the query runs.
- */
-function viewOfSoleMirror(s: HeadSeries, n: number, mint: number, maxt: number): Decoded | undefined {
-  // newest first: a recent window's samples are mostly in the open chunk
+/** a series' newest sample in [mint, maxt] from its chunks' mirrors (the newest chunk that has one in the window) */
+function newestFromMirrors(s: HeadSeries, mint: number, maxt: number): Found {
   if (openOverlaps(s, mint, maxt)) {
-    const got = viewIn(s.mirror!, n, mint, maxt);
+    const got = newestIn(s, s.mirror!, mint, maxt);
     if (got) return got;
   }
   for (let pass = 0; pass < 2; pass++) {
     const list = pass === 0 ? s.closed : s.flushed;
     for (let j = list.length - 1; j >= 0; j--) {
       const c = list[j]!;
-      if (c.maxT < mint || c.minT > maxt) continue;
-      const got = viewIn(c.mirror!, n, mint, maxt);
+      if (c.maxT < mint) break;
+      const got = c.minT <= maxt ? newestIn(s, c.mirror!, mint, maxt) : undefined;
       if (got) return got;
     }
   }
-  return undefined;
-}
-
-/** views of a mirror's samples in [mint, maxt] when there are n of them (else undefined), with their stale marks */
-function viewIn(m: Mirror, n: number, mint: number, maxt: number): Decoded | undefined {
-  const lo = firstAtOrAfter(m, mint);
-  const hi = lo + n;
-  if (hi > m.n || m.t[hi - 1]! > maxt || (hi < m.n && m.t[hi]! <= maxt)) return undefined;
-  const mv = m.v;
-  const mb = m.bits;
-  let stale: Uint8Array | null = null;
-  for (let k = lo; k < hi; k++) {
-    const x = mv[k]!;
-    if (x !== x && mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (stale ??= new Uint8Array(n))[k - lo] = 1;
-  }
-  return { t: m.t.subarray(lo, hi), v: mv.subarray(lo, hi), stale };
-}
-
-/** the stale marks copyFromMirror found for the series being copied (copying is synchronous) */
-let copiedStale: Uint8Array | null = null;
-
-/** copies a mirror's samples in [mint, maxt] into t and v from `at` (values as numbers, stale markers into copiedStale); returns the index after them */
-function copyFromMirror(m: Mirror, mint: number, maxt: number, t: Float64Array, v: Float64Array, at: number): number {
-  const end = firstAtOrAfter(m, maxt + 1);
-  const mt = m.t;
-  const mv = m.v;
-  const mb = m.bits;
-  for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
-    t[at] = mt[k]!;
-    const x = mv[k]!;
-    v[at] = x;
-    // a stale marker is a NaN: its bits are looked at only then
-    if (x !== x && mb[2 * k + WORD_HI] === STALE_HI && mb[2 * k + 1 - WORD_HI] === STALE_LO) (copiedStale ??= new Uint8Array(t.length))[at] = 1;
-  }
-  return at;
-}
-
-const NOTHING: Decoded = { t: new Float64Array(0), v: new Float64Array(0), stale: null };
-
-/** a series' newest sample in [mint, maxt] from its chunks' mirrors (the newest chunk that has one) */
-function newestFromMirrors(s: HeadSeries, mint: number, maxt: number): Decoded {
-  if (openOverlaps(s, mint, maxt)) {
-    const got = newestIn(s.mirror!, mint, maxt);
-    if (got) return got;
-  }
-  for (let j = s.closed.length - 1; j >= 0; j--) {
-    const c = s.closed[j]!;
-    const got = c.maxT >= mint && c.minT <= maxt ? newestIn(c.mirror!, mint, maxt) : undefined;
-    if (got) return got;
-  }
-  for (let j = s.flushed.length - 1; j >= 0; j--) {
-    const c = s.flushed[j]!;
-    const got = c.maxT >= mint && c.minT <= maxt ? newestIn(c.mirror!, mint, maxt) : undefined;
-    if (got) return got;
-  }
-  return NOTHING;
+  return noSamples(s);
 }
 
 /** a mirror's newest sample in [mint, maxt], if any */
-function newestIn(m: Mirror, mint: number, maxt: number): Decoded | undefined {
+function newestIn(s: HeadSeries, m: Mirror, mint: number, maxt: number): Found | undefined {
   const k = firstAtOrAfter(m, maxt + 1) - 1;
   if (k < 0 || m.t[k]! < mint) return undefined;
-  const t = new Float64Array(1);
-  const v = new Float64Array(1);
-  t[0] = m.t[k]!;
-  v[0] = m.v[k]!;
-  const stale = m.bits[2 * k + WORD_HI] === STALE_HI && m.bits[2 * k + 1 - WORD_HI] === STALE_LO;
-  return { t, v, stale: stale ? new Uint8Array(1).fill(1) : null };
-}
-
-/** the last of some samples */
-function newestOf(d: Decoded): Decoded {
-  const k = d.t.length - 1;
-  return { t: Float64Array.of(d.t[k]!), v: Float64Array.of(d.v[k]!), stale: d.stale?.[k] === 1 ? Uint8Array.of(1) : null };
+  return { labels: s.labels, t: m.t, v: m.v, lo: k, hi: k + 1, stale: m.stale > 0 ? staleIn(m.bits, k, k + 1, k + 1) : null };
 }
 
 /** index of the first of a mirror's samples at or after `time` */
@@ -530,16 +500,46 @@ function firstAtOrAfter(m: Mirror, time: number): number {
   return lo;
 }
 
-/** how many of a mirror's samples are in [mint, maxt] */
-function inWindow(m: Mirror, mint: number, maxt: number): number {
-  return firstAtOrAfter(m, maxt + 1) - firstAtOrAfter(m, mint);
+/** the samples [windowLo, windowHi) of the mirror windowIn looked at last */
+let windowLo = 0;
+let windowHi = 0;
+
+/**
+ * how many of a mirror's samples are in [mint, maxt]; leaves where they are in
+ * windowLo and windowHi. Searched from the newest sample back: a query's
+ * window is mostly the last samples, and those are all it reads then.
+ */
+function windowIn(m: Mirror, mint: number, maxt: number): number {
+  windowHi = firstFromEnd(m.t, m.n, maxt + 1);
+  windowLo = firstFromEnd(m.t, windowHi, mint);
+  return windowHi - windowLo;
+}
+
+/** index of the first of t[0..n) at or after `time` (n if none): galloping back from the end, then a binary search */
+function firstFromEnd(t: Float64Array, n: number, time: number): number {
+  let hi = n;
+  let lo = n - 1;
+  let step = 1;
+  while (lo >= 0 && t[lo]! >= time) {
+    hi = lo;
+    lo -= step;
+    step *= 2;
+  }
+  lo = lo < 0 ? 0 : lo + 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t[mid]! < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** copies a mirror's samples in [mint, maxt] to t and bits from `at`; returns the index after them */
 function copyWindow(m: Mirror, mint: number, maxt: number, t: Float64Array, bits: Uint32Array, at: number): number {
-  const end = firstAtOrAfter(m, maxt + 1);
+  windowIn(m, mint, maxt);
+  const end = windowHi;
   const src = m.bits;
-  for (let k = firstAtOrAfter(m, mint); k < end; k++, at++) {
+  for (let k = windowLo; k < end; k++, at++) {
     t[at] = m.t[k]!;
     bits[2 * at] = src[2 * k]!;
     bits[2 * at + 1] = src[2 * k + 1]!;
@@ -547,12 +547,10 @@ function copyWindow(m: Mirror, mint: number, maxt: number, t: Float64Array, bits
   return at;
 }
 
-/** Prometheus's stale markers among samples [lo, hi) of value bits, as a mask; null when none */
-function staleIn(bits: Uint32Array, lo: number, hi: number): Uint8Array | null {
+/** Prometheus's stale markers among samples [lo, hi) of value bits, as a mask of `size` indexed as the bits; null when none */
+function staleIn(bits: Uint32Array, lo: number, hi: number, size: number): Uint8Array | null {
   let mask: Uint8Array | null = null;
-  for (let i = lo; i < hi; i++) {
-    if (bits[2 * i + WORD_HI] === STALE_HI && bits[2 * i + 1 - WORD_HI] === STALE_LO) (mask ??= new Uint8Array(hi - lo))[i - lo] = 1;
-  }
+  for (let k = lo; k < hi; k++) if (isStaleAt(bits, k)) (mask ??= new Uint8Array(size))[k] = 1;
   return mask;
 }
 
@@ -562,8 +560,8 @@ function staleIn(bits: Uint32Array, lo: number, hi: number): Uint8Array | null {
  * may be read from both). Values are copied as bits, so stale markers keep
  * their NaN payload on every runtime.
  */
-function mergeWithDb(dbChunks: Uint8Array[], head: Decoded, mint: number, maxt: number): Decoded {
-  let total = head.t.length;
+function mergeWithDb(dbChunks: Uint8Array[], head: Found, mint: number, maxt: number): Found {
+  let total = head.hi - head.lo;
   for (const c of dbChunks) total += xorChunkSamples(c);
   const tBuf = new ArrayBuffer(total * 8);
   const vBuf = new ArrayBuffer(total * 8);
@@ -573,7 +571,7 @@ function mergeWithDb(dbChunks: Uint8Array[], head: Decoded, mint: number, maxt: 
   let at = 0;
   for (const c of dbChunks) at += decodeXorChunkBits(c, t, bits, at);
   // the head's samples after the database's: values as numbers, stale markers written as their bits
-  for (let k = 0; k < head.t.length; k++, at++) {
+  for (let k = head.lo; k < head.hi; k++, at++) {
     t[at] = head.t[k]!;
     if (head.stale && head.stale[k] === 1) {
       bits[2 * at + WORD_HI] = STALE_HI;
@@ -592,5 +590,5 @@ function mergeWithDb(dbChunks: Uint8Array[], head: Decoded, mint: number, maxt: 
     bits[2 * n + 1] = bits[2 * k + 1]!;
     n++;
   }
-  return { t: new Float64Array(tBuf, 0, n), v: new Float64Array(vBuf, 0, n), stale: staleIn(bits, 0, n) };
+  return { labels: head.labels, t, v, lo: 0, hi: n, stale: staleIn(bits, 0, n, n) };
 }

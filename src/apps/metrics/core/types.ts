@@ -14,14 +14,21 @@ export interface Matcher {
   value: string;
 }
 
-/** one series and its samples in a time range, oldest first; times in epoch ms */
+/**
+ * one series and its samples in a time range, oldest first; times in epoch ms.
+ * The samples are t[lo..hi) and v[lo..hi): columns may hold more (another
+ * series' samples, or a chunk's others), so no array is copied or viewed per
+ * series; without lo and hi they are the whole columns.
+ */
 export interface SeriesSamples {
   labels: Labels;
   t: ArrayLike<number>;
   v: ArrayLike<number>;
+  lo?: number;
+  hi?: number;
   /**
-   * 1 where the sample is a stale marker, null when the querier found none;
-   * absent when it did not look (PromQL then reads v's bits)
+   * 1 where the sample is a stale marker (indexed as t), null when the
+   * querier found none; absent when it did not look (PromQL then reads v's bits)
    */
   stale?: Uint8Array | null;
 }

@@ -7,9 +7,11 @@ import { evalScalar, evalVector } from "./evaluate.ts";
 import { formatFloatF } from "./format.ts";
 import { kahan, kahanAdd, quantile } from "./math.ts";
 import {
-  execError, keyOfLabels, keyWithoutLabels, SeriesCollector, withLabel, type StepSeries,
+  dropMetricName, execError, keyOfLabels, keyWithoutLabels, SeriesCollector, withLabel, type StepSeries,
 } from "./series.ts";
 import { memoOf } from "../labels-memo.ts";
+import { checkDeadline, holdSamples } from "../query-budget.ts";
+import { foldRangeFunction } from "./range-functions.ts";
 import type { Labels } from "../types.ts";
 
 const MAX_INT64 = 9223372036854774784;
@@ -22,32 +24,63 @@ interface Grouping {
 }
 
 function groupSeries(series: StepSeries[], grouping: string[], without: boolean): Grouping {
-  const sorted = [...grouping].sort();
-  const index = new Map<string, number>();
+  const index = new GroupIndex([...grouping].sort(), without);
   const groupOf = new Int32Array(series.length);
-  const labels: Labels[] = [];
-  // the grouping's signature, to find a label set's key for it in its memo
-  const sig = (without ? "w" : "b") + sorted.join("\xff");
-  series.forEach((s, i) => {
-    const memo = memoOf(s.labels);
+  for (let i = 0; i < series.length; i++) groupOf[i] = index.groupOf(series[i]!.labels);
+  return { groupOf, labels: index.labels };
+}
+
+/** the groups of label sets under one grouping, numbered in order of first appearance */
+class GroupIndex {
+  /** every group's output labels */
+  readonly labels: Labels[] = [];
+  private readonly index = new Map<string, number>();
+  /** the grouping's signature, to find a label set's key for it in its memo */
+  private readonly sig: string;
+  /** whether a label set's group can depend on its name (or other metadata labels) */
+  private readonly seesName: boolean;
+  /** the one label of a `by` grouping of one label */
+  private readonly single: string | undefined;
+
+  constructor(
+    private readonly sorted: string[],
+    private readonly without: boolean,
+  ) {
+    this.sig = (without ? "w" : "b") + sorted.join("\xff");
+    this.seesName = without || sorted.some(isMetadataLabel);
+    this.single = !without && sorted.length === 1 ? sorted[0] : undefined;
+  }
+
+  /**
+   * the group of a function's output series, given its input's labels and
+   * whether the function drops the name: the labels without it are made
+   * only when the grouping can see the difference
+   */
+  groupOfOutput(input: Labels, dropsName: boolean): number {
+    return dropsName && this.seesName ? this.groupOf(dropMetricName(input)) : this.groupOf(input);
+  }
+
+  groupOf(labels: Labels): number {
+    const memo = this.single === undefined ? memoOf(labels) : undefined;
     let key: string;
-    if (memo?.groupBy === sig) key = memo.groupKey!;
+    // by one label: its value is as good a key (keyOfLabels skips an absent or empty one)
+    if (this.single !== undefined) key = labels[this.single] ?? "";
+    else if (memo?.groupBy === this.sig) key = memo.groupKey!;
     else {
-      key = without ? keyWithoutLabels(s.labels, sorted) : keyOfLabels(s.labels, sorted);
+      key = this.without ? keyWithoutLabels(labels, this.sorted) : keyOfLabels(labels, this.sorted);
       if (memo) {
-        memo.groupBy = sig;
+        memo.groupBy = this.sig;
         memo.groupKey = key;
       }
     }
-    let g = index.get(key);
+    let g = this.index.get(key);
     if (g === undefined) {
-      g = labels.length;
-      index.set(key, g);
-      labels.push(groupLabels(s.labels, sorted, without));
+      g = this.labels.length;
+      this.index.set(key, g);
+      this.labels.push(groupLabels(labels, this.sorted, this.without));
     }
-    groupOf[i] = g;
-  });
-  return { groupOf, labels };
+    return g;
+  }
 }
 
 /** a group's output labels: `by` keeps the listed labels, `without` drops them and the name */
@@ -79,6 +112,8 @@ function forEachStep(series: StepSeries[], ctx: EvalContext, visit: (step: numbe
 
 export function evalAggregate(e: AggregateExpr, ctx: EvalContext): StepSeries[] {
   if (e.op === "count_values") return countValues(e, ctx);
+  const folded = e.param ? undefined : foldedOverRange(e, ctx);
+  if (folded) return folded;
   const params = e.param ? evalScalar(e.param, ctx) : undefined;
   const input = evalVector(e.expr, ctx);
   const groups = groupSeries(input, e.grouping, e.without);
@@ -86,114 +121,215 @@ export function evalAggregate(e: AggregateExpr, ctx: EvalContext): StepSeries[] 
 
   const n = groups.labels.length;
   const out: StepSeries[] = groups.labels.map((labels) => ({ labels, steps: [], values: [] }));
-  const seen = new Uint8Array(n);
-  const value = new Float64Array(n);
-  const mean = new Float64Array(n);
-  const comp = new Float64Array(n);
-  const count = new Float64Array(n);
-  const incremental = new Uint8Array(n);
-  const lists: number[][] = e.op === "quantile" ? Array.from({ length: n }, () => []) : [];
-  const op = e.op;
-
+  const acc = new Accumulator(e.op, n);
   forEachStep(
     input,
     ctx,
-    (_step, si, f) => {
-      const g = groups.groupOf[si]!;
-      if (!seen[g]) {
-        seen[g] = 1;
-        value[g] = f;
-        mean[g] = f;
-        comp[g] = 0;
-        count[g] = 1;
-        incremental[g] = 0;
-        if (op === "group") value[g] = 1;
-        else if (op === "stddev" || op === "stdvar") value[g] = Number.isFinite(f) ? 0 : NaN;
-        else if (op === "quantile") lists[g]!.push(f);
-        return;
-      }
-      switch (op) {
-        case "sum":
-          value[g] = kahanAdd(f, value[g]!, comp[g]!);
-          comp[g] = kahan.c;
-          break;
-        case "avg": {
-          const c = ++count[g]!;
-          // a direct mean while the sum stays finite, then an incremental one
-          if (!incremental[g]) {
-            const sum = kahanAdd(f, value[g]!, comp[g]!);
-            if (sum !== Infinity && sum !== -Infinity) {
-              value[g] = sum;
-              comp[g] = kahan.c;
-              break;
-            }
-            incremental[g] = 1;
-            mean[g] = value[g]! / (c - 1);
-            comp[g] = comp[g]! / (c - 1);
-          }
-          const q = (c - 1) / c;
-          mean[g] = kahanAdd(f / c, q * mean[g]!, q * comp[g]!);
-          comp[g] = kahan.c;
-          break;
-        }
-        case "count":
-          count[g]!++;
-          break;
-        case "max":
-          if (value[g]! < f || Number.isNaN(value[g]!)) value[g] = f;
-          break;
-        case "min":
-          if (value[g]! > f || Number.isNaN(value[g]!)) value[g] = f;
-          break;
-        case "stddev":
-        case "stdvar": {
-          const c = ++count[g]!;
-          const delta = f - mean[g]!;
-          mean[g] = mean[g]! + delta / c;
-          value[g] = value[g]! + delta * (f - mean[g]!);
-          break;
-        }
-        case "quantile":
-          lists[g]!.push(f);
-          break;
-        default:
-          break;
-      }
-    },
+    (_step, si, f) => acc.add(groups.groupOf[si]!, f),
     (step) => {
       for (let g = 0; g < n; g++) {
-        if (!seen[g]) continue;
-        seen[g] = 0;
-        let result = value[g]!;
-        switch (op) {
-          case "sum":
-            result = value[g]! + comp[g]!;
-            break;
-          case "avg":
-            result = incremental[g] ? mean[g]! + comp[g]! : value[g]! / count[g]! + comp[g]! / count[g]!;
-            break;
-          case "count":
-            result = count[g]!;
-            break;
-          case "stdvar":
-            result = value[g]! / count[g]!;
-            break;
-          case "stddev":
-            result = Math.sqrt(value[g]! / count[g]!);
-            break;
-          case "quantile":
-            result = quantile(params![step]!, lists[g]!);
-            lists[g] = [];
-            break;
-          default:
-            break;
-        }
+        if (!acc.seen[g]) continue;
         out[g]!.steps.push(step);
-        out[g]!.values.push(result);
+        out[g]!.values.push(acc.take(g, params ? params[step]! : NaN));
       }
     },
   );
   return out.filter((s) => s.steps.length > 0);
+}
+
+/**
+ * An aggregation without parameter of a range function over a selector (the
+ * soak's `sum by (job) (rate(x[1m]))`): each series' values go straight into
+ * their groups' accumulators, one per group and step, without a vector of the
+ * function's values in between. Within a group and step the values come in
+ * input order, as the step-wise aggregation adds them, so the sums are the
+ * same to the bit. The function's node is accounted as evaluate() does it
+ * (deadline, the points its value would hold). Undefined when the expression
+ * is not of that kind, its output may repeat a label set (checked on the
+ * general path), or series × steps is too many for accumulators per step.
+ */
+function foldedOverRange(e: AggregateExpr, ctx: EvalContext): StepSeries[] | undefined {
+  const inner = e.expr;
+  if (inner.kind !== "call" || !FOLDABLE.has(e.op)) return undefined;
+  const budget = ctx.budget;
+  const held = budget.samples;
+  checkDeadline(budget);
+  const steps = ctx.numSteps;
+  const index = new GroupIndex([...e.grouping].sort(), e.without);
+  let acc: Accumulator | undefined;
+  const produced = foldRangeFunction(inner, ctx, (inputs) => {
+    if (inputs * steps > FOLD_MAX_SLOTS) return undefined;
+    // groups are few, mostly: the accumulator grows with them
+    acc = new Accumulator(e.op, Math.min(inputs, 16) * steps);
+    // one group lookup per series, not per value
+    let last: Labels | undefined;
+    let base = 0;
+    return (labels, dropsName, step, f) => {
+      if (labels !== last) {
+        last = labels;
+        base = index.groupOfOutput(labels, dropsName) * steps;
+      }
+      acc!.add(base + step, f);
+    };
+  });
+  if (produced === undefined) return undefined;
+  // the points the function's value would have held until the aggregation was done with them
+  budget.samples = held;
+  holdSamples(budget, produced);
+  const out: StepSeries[] = [];
+  for (let g = 0; g < index.labels.length; g++) {
+    const s: StepSeries = { labels: index.labels[g]!, steps: [], values: [] };
+    for (let step = 0, slot = g * steps; step < steps; step++, slot++) {
+      if (slot >= acc!.seen.length || !acc!.seen[slot]) continue;
+      s.steps.push(step);
+      s.values.push(acc!.take(slot, NaN));
+    }
+    if (s.steps.length > 0) out.push(s);
+  }
+  return out;
+}
+
+/** the most accumulator slots (input series × steps) a folded aggregation may make (~34 bytes each) */
+const FOLD_MAX_SLOTS = 1 << 18;
+
+/** the labels dropMetricName drops */
+const isMetadataLabel = (name: string) => name === "__name__" || name === "__type__" || name === "__unit__";
+
+/** the aggregations foldedOverRange computes (no parameter, one value per group) */
+const FOLDABLE = new Set(["sum", "avg", "count", "min", "max", "group", "stddev", "stdvar"]);
+
+/**
+ * Per group, the values of one step added up as Prometheus's aggregation
+ * does (Kahan sums, avg's switch to an incremental mean, ...), in the order
+ * given; take() gives a group's result and forgets it for the next step.
+ */
+class Accumulator {
+  seen: Uint8Array;
+  private value: Float64Array;
+  private mean: Float64Array;
+  private comp: Float64Array;
+  private count: Float64Array;
+  private incremental: Uint8Array;
+  private readonly lists: number[][] = [];
+
+  /** room for n groups to start with (more are made room for as they come) */
+  constructor(
+    private readonly op: string,
+    n: number,
+  ) {
+    this.seen = new Uint8Array(n);
+    this.value = new Float64Array(n);
+    this.mean = new Float64Array(n);
+    this.comp = new Float64Array(n);
+    this.count = new Float64Array(n);
+    this.incremental = new Uint8Array(n);
+  }
+
+  /** room for group g (twice as many groups each time) */
+  private grow(g: number): void {
+    const n = Math.max(g + 1, this.seen.length * 2);
+    const more = <T extends Uint8Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.seen = more(this.seen);
+    this.value = more(this.value);
+    this.mean = more(this.mean);
+    this.comp = more(this.comp);
+    this.count = more(this.count);
+    this.incremental = more(this.incremental);
+  }
+
+  add(g: number, f: number): void {
+    if (g >= this.seen.length) this.grow(g);
+    if (this.op === "quantile") while (this.lists.length <= g) this.lists.push([]);
+    const { op, value, mean, comp, count, incremental, lists } = this;
+    if (!this.seen[g]) {
+      this.seen[g] = 1;
+      value[g] = f;
+      mean[g] = f;
+      comp[g] = 0;
+      count[g] = 1;
+      incremental[g] = 0;
+      if (op === "group") value[g] = 1;
+      else if (op === "stddev" || op === "stdvar") value[g] = Number.isFinite(f) ? 0 : NaN;
+      else if (op === "quantile") lists[g]!.push(f);
+      return;
+    }
+    switch (op) {
+      case "sum":
+        value[g] = kahanAdd(f, value[g]!, comp[g]!);
+        comp[g] = kahan.c;
+        break;
+      case "avg": {
+        const c = ++count[g]!;
+        // a direct mean while the sum stays finite, then an incremental one
+        if (!incremental[g]) {
+          const sum = kahanAdd(f, value[g]!, comp[g]!);
+          if (sum !== Infinity && sum !== -Infinity) {
+            value[g] = sum;
+            comp[g] = kahan.c;
+            break;
+          }
+          incremental[g] = 1;
+          mean[g] = value[g]! / (c - 1);
+          comp[g] = comp[g]! / (c - 1);
+        }
+        const q = (c - 1) / c;
+        mean[g] = kahanAdd(f / c, q * mean[g]!, q * comp[g]!);
+        comp[g] = kahan.c;
+        break;
+      }
+      case "count":
+        count[g]!++;
+        break;
+      case "max":
+        if (value[g]! < f || Number.isNaN(value[g]!)) value[g] = f;
+        break;
+      case "min":
+        if (value[g]! > f || Number.isNaN(value[g]!)) value[g] = f;
+        break;
+      case "stddev":
+      case "stdvar": {
+        const c = ++count[g]!;
+        const delta = f - mean[g]!;
+        mean[g] = mean[g]! + delta / c;
+        value[g] = value[g]! + delta * (f - mean[g]!);
+        break;
+      }
+      case "quantile":
+        lists[g]!.push(f);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** the result of a group that got values (quantile's φ given), which then starts over */
+  take(g: number, param: number): number {
+    const { value, mean, comp, count } = this;
+    this.seen[g] = 0;
+    switch (this.op) {
+      case "sum":
+        return value[g]! + comp[g]!;
+      case "avg":
+        return this.incremental[g] ? mean[g]! + comp[g]! : value[g]! / count[g]! + comp[g]! / count[g]!;
+      case "count":
+        return count[g]!;
+      case "stdvar":
+        return value[g]! / count[g]!;
+      case "stddev":
+        return Math.sqrt(value[g]! / count[g]!);
+      case "quantile": {
+        const result = quantile(param, this.lists[g]!);
+        this.lists[g] = [];
+        return result;
+      }
+      default:
+        return value[g]!;
+    }
+  }
 }
 
 interface HeapItem {

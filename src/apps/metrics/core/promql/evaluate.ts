@@ -77,14 +77,10 @@ function rangeAtInstant(e: MatrixSelector | SubqueryExpr, ctx: EvalContext): Raw
   const out: RawSeries[] = [];
   const first: EvalContext = { ...ctx, numSteps: 1 };
   for (const s of src.series) {
+    // the window's samples in the series' own columns: nothing copied
     forEachWindow(s, src, first, (_step, lo, hi) => {
-      out.push({ labels: s.labels, t: part(s.t, lo, hi), v: part(s.v, lo, hi) });
+      out.push({ labels: s.labels, t: s.t, v: s.v, lo, hi });
     });
   }
   return out;
-}
-
-/** samples [lo, hi) of a column: a view of a typed array (no copy of millions of samples), else a copy */
-function part(column: ArrayLike<number>, lo: number, hi: number): ArrayLike<number> {
-  return column instanceof Float64Array ? column.subarray(lo, hi) : Array.prototype.slice.call(column, lo, hi);
 }

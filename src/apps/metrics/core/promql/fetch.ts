@@ -88,9 +88,17 @@ export async function fetchData(q: SampleQuerier, expr: Expr, times: QueryTimes)
   const results = await Promise.all(windows.map(([sel, w]) => q.select(sel.matchers, w.start, w.end, w.lastOnly ? { lastOnly: true } : undefined)));
   const data: SelectorData = new Map();
   windows.forEach(([sel], i) => {
-    const series: RawSeries[] = results[i]!.map((s) => {
-      const raw: RawSeries = { labels: s.labels, t: s.t, v: s.v };
-      const stale = s.stale === undefined ? staleMask(s.v) : s.stale;
+    const found = results[i]!;
+    // what carries offsets and stale marks already serves as it is (the store's do)
+    if (found.every((s) => s.lo !== undefined && s.hi !== undefined && s.stale !== undefined)) {
+      data.set(sel, q.sortsSeries ? (found as RawSeries[]) : sortByLabels(found as RawSeries[], (s) => s.labels));
+      return;
+    }
+    const series: RawSeries[] = found.map((s) => {
+      const lo = s.lo ?? 0;
+      const hi = s.hi ?? s.t.length;
+      const raw: RawSeries = { labels: s.labels, t: s.t, v: s.v, lo, hi };
+      const stale = s.stale === undefined ? staleMask(s.v, lo, hi) : s.stale;
       if (stale) raw.stale = stale;
       return raw;
     });

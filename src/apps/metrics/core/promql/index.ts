@@ -119,7 +119,7 @@ export async function instantQuery(q: SampleQuerier, expr: Expr | string, timeMs
         resultType: "matrix",
         result: sortByLabels(value.series, (s) => s.labels).map((s) => ({
           metric: sorted(s.labels),
-          values: Array.from(s.t, (ts, i): [number, string] => [ts / 1000, formatSampleValue(s.v[i]!)]),
+          values: Array.from({ length: s.hi - s.lo }, (_, i): [number, string] => [s.t[s.lo + i]! / 1000, formatSampleValue(s.v[s.lo + i]!)]),
         })),
       };
   }

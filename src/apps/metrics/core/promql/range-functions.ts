@@ -8,6 +8,7 @@ import { evalScalar } from "./evaluate.ts";
 import { kahan, kahanAdd, quantile } from "./math.ts";
 import { forEachWindow, matrixSource, type RangeSource } from "./selectors.ts";
 import { assertUniqueLabels, dropMetricName, type RawSeries, type StepSeries } from "./series.ts";
+import type { Labels } from "../types.ts";
 import { subquerySource } from "./subquery.ts";
 
 export interface Window {
@@ -238,42 +239,93 @@ export function evalRangeFunction(call: Call, ctx: EvalContext): StepSeries[] {
   const paramArg = call.args.find((_, i) => i !== matrixIndex);
   const params = paramArg ? evalScalar(paramArg, ctx) : undefined;
   if (call.func === "absent_over_time") return absentOverTime(call, src, ctx);
-  const fn = RANGE_FUNCTIONS[call.func]!;
   // last_over_time acts like an offset: it keeps the metric name
   const keepName = call.func === "last_over_time";
-  const w: Window = { start: 0, end: 0, range: src.range, ts: 0, param: NaN };
   const out: StepSeries[] = [];
   const inputs: object[] = [];
-  // one callback for all series (this runs per series and step)
-  let t: ArrayLike<number> = [];
-  let v: ArrayLike<number> = [];
   let steps: number[] = [];
   let values: number[] = [];
-  const each = (step: number, lo: number, hi: number, end: number) => {
-    w.end = end;
-    w.start = end - src.range;
-    w.ts = stepTime(ctx, step);
-    w.param = params ? params[step]! : NaN;
-    const value = fn(t, v, lo, hi, w);
-    if (value !== undefined) {
+  forEachValue(call.func, src, params, ctx, (s, step, value, last) => {
+    if (step >= 0) {
       steps.push(step);
       values.push(value);
     }
-  };
-  for (const s of src.series) {
-    t = s.t;
-    v = s.v;
-    forEachWindow(s, src, ctx, each);
-    if (steps.length > 0) {
+    if (last && steps.length > 0) {
       out.push({ labels: keepName ? s.labels : dropMetricName(s.labels), steps, values });
       // the labels object is the input series' identity in every slice (stale-free copies keep it)
       inputs.push(s.labels);
       steps = [];
       values = [];
     }
-  }
+  });
   if (!uniqueByConstruction(call.args[matrixIndex]!, keepName, src.series)) assertUniqueLabels(out, inputs, sourcesOf(ctx, call));
   return out;
+}
+
+/**
+ * A range function over a selector evaluated straight into a consumer:
+ * `start(inputs)` is given the number of input series and returns what takes
+ * each value with its input series' labels and whether the function's output
+ * drops the name from them (dropMetricName), series by series in input
+ * order, steps ascending (or undefined to decline). Returns how many values
+ * there were, or undefined (having evaluated nothing) when the function's
+ * output could repeat a label set (evalRangeFunction checks that), it is not
+ * a range function over a selector, or `start` declined.
+ */
+export function foldRangeFunction(
+  call: Call,
+  ctx: EvalContext,
+  start: (inputs: number) => ((labels: Labels, dropsName: boolean, step: number, value: number) => void) | undefined,
+): number | undefined {
+  if (!(call.func in RANGE_FUNCTIONS)) return undefined;
+  const matrixIndex = call.func === "quantile_over_time" ? 1 : 0;
+  const arg = unwrapParens(call.args[matrixIndex]!);
+  if (arg.kind !== "matrixSelector") return undefined;
+  const src = matrixSource(arg, ctx);
+  const keepName = call.func === "last_over_time";
+  if (!uniqueByConstruction(arg, keepName, src.series)) return undefined;
+  const take = start(src.series.length);
+  if (!take) return undefined;
+  const paramArg = call.args.find((_, i) => i !== matrixIndex);
+  const params = paramArg ? evalScalar(paramArg, ctx) : undefined;
+  let produced = 0;
+  forEachValue(call.func, src, params, ctx, (s, step, value) => {
+    if (step < 0) return;
+    take(s.labels, !keepName, step, value);
+    produced++;
+  });
+  return produced;
+}
+
+/**
+ * Evaluates a range function for every series and step of a source, calling
+ * `each(series, step, value, false)` for every value, then
+ * `each(series, -1, NaN, true)` once per series when it is done.
+ */
+function forEachValue(
+  func: string,
+  src: RangeSource,
+  params: Float64Array | undefined,
+  ctx: EvalContext,
+  each: (s: RawSeries, step: number, value: number, last: boolean) => void,
+): void {
+  const fn = RANGE_FUNCTIONS[func]!;
+  const w: Window = { start: 0, end: 0, range: src.range, ts: 0, param: NaN };
+  // one callback for all series (this runs per series and step)
+  let s: RawSeries | undefined;
+  const window = (step: number, lo: number, hi: number, end: number) => {
+    w.end = end;
+    w.start = end - src.range;
+    w.ts = stepTime(ctx, step);
+    w.param = params ? params[step]! : NaN;
+    const value = fn(s!.t, s!.v, lo, hi, w);
+    if (value !== undefined) each(s!, step, value, false);
+  };
+  for (const series of src.series) {
+    s = series;
+    forEachWindow(series, src, ctx, window);
+    each(series, -1, NaN, true);
+  }
 }
 
 /**

@@ -75,7 +75,7 @@ export async function instantJson(value: Value, timeMs: number, budget: QueryBud
       holdSamples(budget, pointsOf(value) * RENDER_WEIGHT);
       const parts: string[] = [];
       for (const s of sortByLabels(value.series, (x) => x.labels)) {
-        parts.push(await seriesJson(s.labels, s.t.length, (i) => point(s.t[i]! / 1000, s.v[i]!), slicer));
+        parts.push(await seriesJson(s.labels, s.hi - s.lo, (i) => point(s.t[s.lo + i]! / 1000, s.v[s.lo + i]!), slicer));
       }
       return `{"resultType":"matrix","result":[${parts.join(",")}]}`;
     }

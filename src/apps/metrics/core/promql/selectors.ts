@@ -7,10 +7,10 @@ import { stepTime, type EvalContext } from "./context.ts";
 import { atTime } from "./fetch.ts";
 import { dropMetricName, type RawSeries, type StepSeries } from "./series.ts";
 
-/** index of the last time <= ref, or -1 */
-export function lastAtOrBefore(t: ArrayLike<number>, ref: number): number {
-  let lo = 0;
-  let hi = t.length;
+/** index of the last of times [from, to) <= ref, or from - 1 */
+export function lastAtOrBefore(t: ArrayLike<number>, ref: number, from = 0, to = t.length): number {
+  let lo = from;
+  let hi = to;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (t[mid]! <= ref) lo = mid + 1;
@@ -29,13 +29,12 @@ export function evalVectorSelector(vs: VectorSelector, ctx: EvalContext, timesta
   const fixed = vs.at ? atTime(vs.at, ctx.times) - vs.offset : undefined;
   const out: StepSeries[] = [];
   for (const s of data) {
-    const { t, v, stale } = s;
-    const n = t.length;
+    const { t, v, stale, lo: first, hi: n } = s;
     const steps: number[] = [];
     const values: number[] = [];
     if (fixed !== undefined) {
-      const k = lastAtOrBefore(t, fixed);
-      if (k >= 0 && t[k]! > fixed - lookback && !(stale && stale[k] === 1)) {
+      const k = lastAtOrBefore(t, fixed, first, n);
+      if (k >= first && t[k]! > fixed - lookback && !(stale && stale[k] === 1)) {
         const value = timestamps ? t[k]! / 1000 : v[k]!;
         for (let i = 0; i < ctx.numSteps; i++) {
           steps.push(i);
@@ -44,12 +43,12 @@ export function evalVectorSelector(vs: VectorSelector, ctx: EvalContext, timesta
       }
     } else {
       // start at the first step's sample (a slice of a longer evaluation starts midway)
-      let j = ctx.numSteps > 0 ? lastAtOrBefore(t, stepTime(ctx, 0) - vs.offset) + 1 : 0;
+      let j = ctx.numSteps > 0 ? lastAtOrBefore(t, stepTime(ctx, 0) - vs.offset, first, n) + 1 : first;
       for (let i = 0; i < ctx.numSteps; i++) {
         const ref = stepTime(ctx, i) - vs.offset;
         while (j < n && t[j]! <= ref) j++;
         const k = j - 1;
-        if (k >= 0 && t[k]! > ref - lookback && !(stale && stale[k] === 1)) {
+        if (k >= first && t[k]! > ref - lookback && !(stale && stale[k] === 1)) {
           steps.push(i);
           values.push(timestamps ? t[k]! / 1000 : v[k]!);
         }
@@ -62,16 +61,20 @@ export function evalVectorSelector(vs: VectorSelector, ctx: EvalContext, timesta
 
 /** a series' samples without its stale markers */
 export function withoutStale(s: RawSeries): RawSeries {
-  if (!s.stale) return s;
-  const keep: number[] = [];
-  for (let i = 0; i < s.t.length; i++) if (s.stale[i] !== 1) keep.push(i);
-  const t = new Float64Array(keep.length);
-  const v = new Float64Array(keep.length);
-  keep.forEach((k, i) => {
-    t[i] = s.t[k]!;
-    v[i] = s.v[k]!;
-  });
-  return { labels: s.labels, t, v };
+  const stale = s.stale;
+  if (!stale) return s;
+  let markers = 0;
+  for (let i = s.lo; i < s.hi; i++) markers += stale[i]!;
+  if (markers === 0) return s;
+  const n = s.hi - s.lo - markers;
+  const t = new Float64Array(n);
+  const v = new Float64Array(n);
+  for (let i = s.lo, at = 0; i < s.hi; i++) {
+    if (stale[i] === 1) continue;
+    t[at] = s.t[i]!;
+    v[at++] = s.v[i]!;
+  }
+  return { labels: s.labels, t, v, lo: 0, hi: n };
 }
 
 /** the source of range windows: stale-free series plus where each step's window sits */
@@ -101,18 +104,19 @@ export function forEachWindow(
   each: (step: number, lo: number, hi: number, windowEnd: number) => void,
 ): void {
   const t = s.t;
-  const n = t.length;
+  const first = s.lo;
+  const n = s.hi;
   if (src.fixedEnd !== undefined) {
     const end = src.fixedEnd;
-    const hi = lastAtOrBefore(t, end) + 1;
-    const lo = lastAtOrBefore(t, end - src.range) + 1;
+    const hi = lastAtOrBefore(t, end, first, n) + 1;
+    const lo = lastAtOrBefore(t, end - src.range, first, hi) + 1;
     if (hi > lo) for (let i = 0; i < ctx.numSteps; i++) each(i, lo, hi, end);
     return;
   }
   // start at the first step's window (a slice of a longer evaluation starts midway)
   const firstEnd = stepTime(ctx, 0) - src.offset;
-  let lo = lastAtOrBefore(t, firstEnd - src.range) + 1;
-  let hi = Math.max(lo, lastAtOrBefore(t, firstEnd) + 1);
+  let lo = lastAtOrBefore(t, firstEnd - src.range, first, n) + 1;
+  let hi = Math.max(lo, lastAtOrBefore(t, firstEnd, lo, n) + 1);
   for (let i = 0; i < ctx.numSteps; i++) {
     const end = stepTime(ctx, i) - src.offset;
     const start = end - src.range;

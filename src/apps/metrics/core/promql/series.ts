@@ -13,13 +13,19 @@ export interface StepSeries {
   values: number[];
 }
 
-/** samples of one series as stored: times in ms, oldest first */
+/**
+ * samples of one series as stored: times in ms, oldest first. They are
+ * t[lo..hi) and v[lo..hi): the columns may hold more (other series', or the
+ * rest of a chunk), so that no series needs arrays or views of its own.
+ */
 export interface RawSeries {
   labels: Labels;
   t: ArrayLike<number>;
   v: ArrayLike<number>;
-  /** 1 where the sample is a stale marker; absent when there are none */
-  stale?: Uint8Array;
+  lo: number;
+  hi: number;
+  /** 1 where the sample is a stale marker, indexed as t; absent or null when there are none */
+  stale?: Uint8Array | null;
 }
 
 export type Value =
@@ -41,7 +47,7 @@ export function pointsOf(v: Value): number {
       for (const s of v.series) n += s.steps.length;
       return n;
     case "matrix":
-      for (const s of v.series) n += s.t.length;
+      for (const s of v.series) n += s.hi - s.lo;
       return n;
   }
 }
@@ -221,16 +227,16 @@ const u32 = new Uint32Array(f64.buffer);
  * are read from the typed array's buffer: a NaN read into a JS value loses its
  * payload on JavaScriptCore (Bun) and is quieted on V8.
  */
-export function staleMask(v: ArrayLike<number>): Uint8Array | undefined {
+export function staleMask(v: ArrayLike<number>, lo = 0, hi = v.length): Uint8Array | undefined {
   let mask: Uint8Array | undefined;
   if (v instanceof Float64Array) {
     const bits = new Uint32Array(v.buffer, v.byteOffset, v.length * 2);
-    for (let i = 0; i < v.length; i++) {
+    for (let i = lo; i < hi; i++) {
       if (bits[2 * i] === 2 && bits[2 * i + 1] === 0x7ff00000) (mask ??= new Uint8Array(v.length))[i] = 1;
     }
     return mask;
   }
-  for (let i = 0; i < v.length; i++) {
+  for (let i = lo; i < hi; i++) {
     const x = v[i]!;
     if (x === x) continue;
     f64[0] = x;

@@ -109,5 +109,5 @@ async function pointsOfSubquery(sq: SubqueryExpr, w: SubqueryWindow, ctx: EvalCo
     }
   });
   budget.samples -= w.numSteps;
-  return [...byKey.values()].map((s) => ({ labels: s.labels, t: s.t.subarray(0, s.n), v: s.v.subarray(0, s.n) }));
+  return [...byKey.values()].map((s) => ({ labels: s.labels, t: s.t, v: s.v, lo: 0, hi: s.n }));
 }
