@@ -6,6 +6,7 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type { Logger } from "../../../lib/logger.ts";
 import { decodeChunk, encodeChunk, tsText, type Entry } from "./chunks.ts";
+import type { ChunkSource } from "./columns.ts";
 import { streamKey } from "./labels.ts";
 import { mergeLanes, type Run } from "./merge.ts";
 import { openWal, readWal, type Wal, type WalRecord } from "./wal.ts";
@@ -75,6 +76,8 @@ export interface LogStore {
   stream(tenant: string, labels: Record<string, string>): Promise<Stream>;
   /** appends accepted entries: written ahead, then to the heads */
   append(tenant: string, batch: Array<{ stream: Stream; entries: Entry[] }>): void;
+  /** where a stored chunk's bytes are, for a query task to read (columns.ts); undefined when it is gone */
+  chunkSource(chunk: ChunkMeta): Promise<ChunkSource | undefined>;
   /** the stream's time-ordered runs (stored chunks, chunks being written, the head), in rank order for merge.ts */
   runs(stream: Stream): Run[];
   /**
@@ -347,6 +350,10 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       };
       wal?.append(record);
       for (const { stream, entries } of batch) addToHead(stream, entries, record.seq, wal?.segment ?? 0);
+    },
+    async chunkSource(chunk) {
+      const r = await pg.query<{ data: Uint8Array }>("select data from log_chunks where id = $1", [chunk.id]);
+      return r.rows[0] ? { kind: "bytes", bytes: r.rows[0].data } : undefined;
     },
     runs: (stream) => runsOf(stream),
     scan: (stream, from, to, backward, visit) => mergeLanes([{ runs: runsOf(stream) }], from, to, backward, (_, e) => visit(e)),

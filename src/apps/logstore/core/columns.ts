@@ -1,0 +1,78 @@
+// A chunk read as columns: what the query tasks (scan-tasks.ts, run in the
+// worker pool) work on. Lines stay UTF-8 bytes in one block until a filter has
+// kept them; timestamps are a typed array. `decodeColumns` reads every chunk
+// format the store has written (format 1: gzip JSON rows, kept in PGlite).
+import { readSync, openSync, closeSync } from "node:fs";
+import { decodeChunk } from "./chunks.ts";
+
+export interface ChunkColumns {
+  count: number;
+  /** exact timestamps (ns since the epoch), oldest first; equal timestamps in write order */
+  ts: BigInt64Array;
+  /** entry i's line is lines.subarray(offsets[i], offsets[i + 1]) (UTF-8); offsets has count + 1 items */
+  offsets: Uint32Array;
+  /** the line bytes; empty when the caller asked for timestamps and sizes only */
+  lines: Uint8Array;
+  /** structured metadata per entry, when any entry has some */
+  metadata?: Array<Record<string, string> | undefined> | undefined;
+}
+
+/** where a stored chunk's bytes are: a range of a file (read by the worker itself) or the bytes themselves */
+export type ChunkSource =
+  | { kind: "file"; path: string; offset: number; length: number }
+  | { kind: "bytes"; bytes: Uint8Array };
+
+export interface DecodeOptions {
+  /** false: only timestamps and line sizes are needed (metric queries without line stages) */
+  lines?: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/** a chunk's bytes, read synchronously (a worker thread may block) */
+export function readSource(src: ChunkSource): Uint8Array {
+  if (src.kind === "bytes") return src.bytes;
+  const out = new Uint8Array(src.length);
+  const fd = openSync(src.path, "r");
+  try {
+    let done = 0;
+    while (done < src.length) {
+      const n = readSync(fd, out, done, src.length - done, src.offset + done);
+      if (n === 0) throw new Error(`chunk file ${src.path} ends before ${src.offset + src.length}`);
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return out;
+}
+
+/** the columns of a chunk in any stored format */
+export function decodeColumns(data: Uint8Array, options: DecodeOptions = {}): ChunkColumns {
+  // format 1: gzip (1f 8b) of JSON rows [ts, line, metadata?]
+  const entries = decodeChunk(data);
+  const count = entries.length;
+  const ts = new BigInt64Array(count);
+  const offsets = new Uint32Array(count + 1);
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let metadata: Array<Record<string, string> | undefined> | undefined;
+  entries.forEach((e, i) => {
+    ts[i] = e.ts;
+    const bytes = encoder.encode(e.line);
+    parts.push(bytes);
+    size += bytes.length;
+    offsets[i + 1] = size;
+    if (e.metadata) (metadata ??= new Array(count).fill(undefined))[i] = e.metadata;
+  });
+  let lines = new Uint8Array(0);
+  if (options.lines !== false) {
+    lines = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      lines.set(p, at);
+      at += p.length;
+    }
+  }
+  return { count, ts, offsets, lines, metadata };
+}
