@@ -11,6 +11,7 @@ import { createStoreApp } from "../../lib/http/store-app.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
+import type { TaskRunner } from "../../lib/tasks.ts";
 import { createTokenBuckets } from "../../lib/token-bucket.ts";
 import { createLimits } from "./core/limits.ts";
 import { createLogStoreMetrics } from "./core/metrics.ts";
@@ -28,6 +29,8 @@ export interface LogStoreDeps {
   logger: Logger;
   lifecycle: Lifecycle;
   now?: () => number;
+  /** runs the log store's tasks (scan-tasks.ts); default: on this thread */
+  runner?: TaskRunner | undefined;
 }
 
 export interface LogStoreApp {
@@ -59,15 +62,18 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     early: [storeCors],
     durations,
   });
+  const metrics = createLogStoreMetrics();
   const store = await openLogStore({
     pg: deps.db.pg,
     logger,
     walDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-wal") : undefined,
+    chunkDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-chunks") : undefined,
+    runner: deps.runner,
+    onCorrupt: (tenant) => metrics.corruptChunk(tenant),
     now,
   });
   const limits = createLimits(config.logs, logger);
   await limits.reload();
-  const metrics = createLogStoreMetrics();
   const userStats = createLogUserStats(store, now);
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
   durations.registerWith(metrics.registry);

@@ -1,9 +1,12 @@
 // A chunk read as columns: what the query tasks (scan-tasks.ts, run in the
 // worker pool) work on. Lines stay UTF-8 bytes in one block until a filter has
 // kept them; timestamps are a typed array. `decodeColumns` reads every chunk
-// format the store has written (format 1: gzip JSON rows, kept in PGlite).
+// format the store has written (format 1: gzip JSON rows in PGlite; format 2: columns, chunk-format.ts).
 import { readSync, openSync, closeSync } from "node:fs";
-import { decodeChunk } from "./chunks.ts";
+import { ChunkCorruptError, decodeChunk2, isFormat2 } from "./chunk-format.ts";
+import { decodeChunk, type Entry } from "./chunks.ts";
+
+export { ChunkCorruptError, chunkMayContain } from "./chunk-format.ts";
 
 export interface ChunkColumns {
   count: number;
@@ -38,7 +41,7 @@ export function readSource(src: ChunkSource): Uint8Array {
     let done = 0;
     while (done < src.length) {
       const n = readSync(fd, out, done, src.length - done, src.offset + done);
-      if (n === 0) throw new Error(`chunk file ${src.path} ends before ${src.offset + src.length}`);
+      if (n === 0) throw new ChunkCorruptError(`chunk file ${src.path} ends before ${src.offset + src.length}`);
       done += n;
     }
   } finally {
@@ -49,8 +52,16 @@ export function readSource(src: ChunkSource): Uint8Array {
 
 /** the columns of a chunk in any stored format */
 export function decodeColumns(data: Uint8Array, options: DecodeOptions = {}): ChunkColumns {
+  // format 2 (chunk-format.ts): columns; throws ChunkCorruptError when its checks fail
+  if (isFormat2(data)) return decodeChunk2(data, options);
   // format 1: gzip (1f 8b) of JSON rows [ts, line, metadata?]
-  const entries = decodeChunk(data);
+  if (data[0] !== 0x1f || data[1] !== 0x8b) throw new ChunkCorruptError("chunk has a bad magic");
+  let entries: Entry[];
+  try {
+    entries = decodeChunk(data);
+  } catch (err) {
+    throw new ChunkCorruptError(`format 1 chunk does not decode: ${String(err)}`);
+  }
   const count = entries.length;
   const ts = new BigInt64Array(count);
   const offsets = new Uint32Array(count + 1);

@@ -1,22 +1,35 @@
 // The log store's storage engine (DESIGN rule 7): per-stream head blocks in
-// memory, cut into gzip chunks by size or age and written to PGlite in
-// batches; every accepted push is in the write-ahead log before it is
-// acknowledged. On start, stored streams and chunk metadata are loaded and
-// the write-ahead log is replayed past what the chunks already hold.
+// memory, cut into chunks by size or age; a cut head is encoded (format 2,
+// chunk-format.ts) as a task of the runner (off the event loop with the
+// worker pool), its bytes appended to a segment file and fsynced
+// (chunk-store.ts), then its metadata row committed to PGlite. Every
+// accepted push is in the write-ahead log before it is acknowledged; the log
+// is truncated only past what is in committed chunks. On start, stored
+// streams and chunk metadata are loaded and the write-ahead log is replayed
+// past what the chunks already hold. Without a data dir, chunk bytes stay in
+// the (in-memory) database rows.
 import type { PGlite } from "@electric-sql/pglite";
 import type { Logger } from "../../../lib/logger.ts";
-import { decodeChunk, encodeChunk, tsText, type Entry } from "./chunks.ts";
-import type { ChunkSource } from "./columns.ts";
+import { inlineRunner, type TaskRunner } from "../../../lib/tasks.ts";
+import type { ChunkInput } from "./chunk-format.ts";
+import { openFileChunkStore, type ChunkLocation, type ChunkStore } from "./chunk-store.ts";
+import { decodeChunk, tsText, type Entry } from "./chunks.ts";
+import { decodeColumns, readSource, type ChunkSource } from "./columns.ts";
+import { logTasks } from "./scan-tasks.ts";
 import { streamKey } from "./labels.ts";
 import { mergeLanes, type Run } from "./merge.ts";
 import { openWal, readWal, type Wal, type WalRecord } from "./wal.ts";
 
 export interface ChunkMeta {
   id: number;
+  /** the stream's id */
+  stream: number;
   from: bigint;
   to: bigint;
   lines: number;
   bytes: number;
+  /** where the bytes are in the chunk files; undefined: in the row (format 1 rows, the in-memory store) */
+  at?: ChunkLocation | undefined;
 }
 
 interface Pending {
@@ -66,6 +79,12 @@ export interface StoreOptions {
   chunkTargetBytes?: number;
   /** age at which a head is cut whatever its size (default 5 minutes) */
   chunkMaxAgeMs?: number;
+  /** the chunk segment files' folder; undefined: chunk bytes stay in the database rows (in memory) */
+  chunkDir?: string | undefined;
+  /** runs the "encodeChunk" task (default: on this thread); the store does not close it */
+  runner?: TaskRunner | undefined;
+  /** counts a chunk found corrupt (once per chunk), for /metrics */
+  onCorrupt?: ((tenant: string) => void) | undefined;
 }
 
 export interface LogStore {
@@ -89,6 +108,11 @@ export interface LogStore {
   flush(all?: boolean): Promise<void>;
   /** deletes chunks of `tenant` that end before `before` */
   deleteChunksBefore(tenant: string, before: bigint): Promise<number>;
+  /**
+   * A stored chunk failed to read or decode (ChunkCorruptError, a truncated
+   * file): logged once per chunk and counted in /metrics; the caller skips it.
+   */
+  reportCorrupt(chunk: ChunkMeta, reason: string): void;
   close(): Promise<void>;
 }
 
@@ -97,9 +121,56 @@ const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
 
 const cmp = (a: Entry, b: Entry) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
 
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder();
+
+/** a cut head as the "encodeChunk" task's input: typed arrays (moved to a worker, not copied) */
+export function chunkInput(entries: readonly Entry[]): ChunkInput {
+  const count = entries.length;
+  const ts = new BigInt64Array(count);
+  const offsets = new Uint32Array(count + 1);
+  let chars = 0;
+  for (const e of entries) chars += e.line.length;
+  let lines = new Uint8Array(Math.ceil(chars * 1.1) + 64);
+  let at = 0;
+  let metadata: Array<Record<string, string> | undefined> | undefined;
+  for (let i = 0; i < count; i++) {
+    const e = entries[i]!;
+    ts[i] = e.ts;
+    // a line fits once the room left is three bytes per UTF-16 unit
+    if (lines.length - at < e.line.length * 3) {
+      const r = textEncoder.encodeInto(e.line, lines.subarray(at));
+      if (r.read! < e.line.length) {
+        const bigger = new Uint8Array(Math.max(lines.length * 2, at + e.line.length * 3));
+        bigger.set(lines.subarray(0, at));
+        lines = bigger;
+        at += textEncoder.encodeInto(e.line, lines.subarray(at)).written!;
+      } else at += r.written!;
+    } else at += textEncoder.encodeInto(e.line, lines.subarray(at)).written!;
+    offsets[i + 1] = at;
+    if (e.metadata) (metadata ??= new Array<Record<string, string> | undefined>(count).fill(undefined))[i] = e.metadata;
+  }
+  return { count, ts, offsets, lines, metadata };
+}
+
+/** a stored chunk's entries as objects (format 1 or 2), for runs() and scan() */
+function entriesOf(bytes: Uint8Array): Entry[] {
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return decodeChunk(bytes);
+  const c = decodeColumns(bytes);
+  const out: Entry[] = new Array(c.count);
+  for (let i = 0; i < c.count; i++) {
+    const e: Entry = { ts: c.ts[i]!, line: textDecoder.decode(c.lines.subarray(c.offsets[i]!, c.offsets[i + 1]!)) };
+    const m = c.metadata?.[i];
+    if (m) e.metadata = m;
+    out[i] = e;
+  }
+  return out;
+}
+
 export async function openLogStore(o: StoreOptions): Promise<LogStore> {
   const { pg, logger, now } = o;
   const target = o.chunkTargetBytes ?? 1024 * 1024;
+  const runner = o.runner ?? inlineRunner(logTasks);
   const maxAge = o.chunkMaxAgeMs ?? 5 * 60_000;
   const byTenant = new Map<string, Map<string, Stream>>();
   const byId = new Map<number, Stream>();
@@ -138,13 +209,16 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
   for (const r of (await pg.query<{ id: number; tenant: string; key: string; labels: Record<string, string> }>("select id, tenant, key, labels from log_streams")).rows) {
     remember(newStream(r.id, r.tenant, r.labels, r.key));
   }
-  const metas = await pg.query<{ id: string; stream_id: number; from_ns: string; to_ns: string; lines: number; bytes: string; last_seq: string }>(
-    "select id::text, stream_id, from_ns::text, to_ns::text, lines, bytes::text, last_seq::text from log_chunks order by to_ns",
+  const metas = await pg.query<{ id: string; stream_id: number; from_ns: string; to_ns: string; lines: number; bytes: string; last_seq: string; segment: number | null; seg_offset: string | null; seg_length: number | null }>(
+    "select id::text, stream_id, from_ns::text, to_ns::text, lines, bytes::text, last_seq::text, segment, seg_offset::text, seg_length from log_chunks order by to_ns",
   );
+  const liveSegments = new Map<number, number>();
   for (const c of metas.rows) {
     const s = byId.get(c.stream_id);
     if (!s) continue;
-    s.chunks.push({ id: Number(c.id), from: BigInt(c.from_ns), to: BigInt(c.to_ns), lines: c.lines, bytes: Number(c.bytes) });
+    const at = c.segment === null ? undefined : { segment: c.segment, offset: Number(c.seg_offset), length: c.seg_length! };
+    if (at) liveSegments.set(at.segment, (liveSegments.get(at.segment) ?? 0) + 1);
+    s.chunks.push({ id: Number(c.id), stream: s.id, from: BigInt(c.from_ns), to: BigInt(c.to_ns), lines: c.lines, bytes: Number(c.bytes), at });
     flushedSeq.set(s.id, Math.max(flushedSeq.get(s.id) ?? 0, Number(c.last_seq)));
     seq = Math.max(seq, Number(c.last_seq));
   }
@@ -236,24 +310,44 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     if (records.length) logger.info("log store replayed its write-ahead log", { records: records.length });
   }
 
+  // chunk files (a data dir), or chunk bytes in the rows (in memory)
+  const files: ChunkStore | undefined = o.chunkDir ? openFileChunkStore(o.chunkDir, liveSegments) : undefined;
+
   let flushing: Promise<void> = Promise.resolve();
+  /**
+   * Writes every chunk being written: encoded by the runner (all at once: a
+   * pool spreads them over its workers), appended to the chunk files and
+   * fsynced, then their rows committed in one transaction. Only then are they
+   * the stream's chunks, and the write-ahead log may lose what they hold.
+   */
   const writePending = async () => {
     const batch: Array<[Stream, Pending]> = [];
     for (const s of byId.values()) for (const p of s.pending) batch.push([s, p]);
     if (!batch.length) return;
-    const rows = batch.map(([s, p]) => [s.id, s.tenant, String(p.from), String(p.to), p.entries.length, p.bytes, p.lastSeq, encodeChunk(p.entries)] as const);
+    const blobs = await Promise.all(
+      batch.map(([, p]) => {
+        const input = chunkInput(p.entries);
+        return runner.run<Uint8Array>("encodeChunk", input, { transfer: [input.ts.buffer as ArrayBuffer, input.offsets.buffer as ArrayBuffer, input.lines.buffer as ArrayBuffer] });
+      }),
+    );
+    const places = files ? await files.put(blobs) : undefined;
     const ids: number[] = [];
     await pg.transaction(async (tx) => {
-      for (const r of rows) {
+      for (let i = 0; i < batch.length; i++) {
+        const [s, p] = batch[i]!;
+        const at = places?.[i];
         const res = await tx.query<{ id: string }>(
-          "insert into log_chunks (stream_id, tenant, from_ns, to_ns, lines, bytes, last_seq, data) values ($1, $2, $3, $4, $5, $6, $7, $8) returning id::text",
-          [...r],
+          `insert into log_chunks (stream_id, tenant, from_ns, to_ns, lines, bytes, last_seq, data, segment, seg_offset, seg_length)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning id::text`,
+          [s.id, s.tenant, String(p.from), String(p.to), p.entries.length, p.bytes, p.lastSeq, at ? null : blobs[i]!, at?.segment ?? null, at?.offset ?? null, at?.length ?? null],
         );
         ids.push(Number(res.rows[0]!.id));
       }
     });
     batch.forEach(([s, p], i) => {
-      s.chunks.push({ id: ids[i]!, from: p.from, to: p.to, lines: p.entries.length, bytes: p.bytes });
+      const at = places?.[i];
+      if (at) files!.commit(at);
+      s.chunks.push({ id: ids[i]!, stream: s.id, from: p.from, to: p.to, lines: p.entries.length, bytes: p.bytes, at });
       s.pending.splice(s.pending.indexOf(p), 1);
     });
   };
@@ -294,7 +388,24 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
   const timer = setInterval(() => void flush(), 1000);
   (timer as { unref?: () => void }).unref?.();
 
-  const loadChunk = async (id: number): Promise<Entry[]> => {
+  const sourceOf = async (chunk: ChunkMeta): Promise<ChunkSource | undefined> => {
+    if (chunk.at && files) return files.source(chunk.at);
+    const r = await pg.query<{ data: Uint8Array | null }>("select data from log_chunks where id = $1", [chunk.id]);
+    const data = r.rows[0]?.data;
+    return data ? { kind: "bytes", bytes: data } : undefined;
+  };
+
+  const corrupt = new Set<number>();
+  const reportCorrupt = (chunk: ChunkMeta, reason: string) => {
+    if (corrupt.has(chunk.id)) return;
+    corrupt.add(chunk.id);
+    const s = byId.get(chunk.stream);
+    logger.error("log chunk is corrupt; queries skip it", { chunk: chunk.id, tenant: s?.tenant, stream: s?.key, ...(chunk.at ?? {}), reason });
+    o.onCorrupt?.(s?.tenant ?? "");
+  };
+
+  const loadChunk = async (chunk: ChunkMeta): Promise<Entry[]> => {
+    const { id } = chunk;
     const hit = decoded.get(id);
     if (hit) {
       // most recently used last
@@ -302,14 +413,20 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       decoded.set(id, hit);
       return hit.entries;
     }
-    const r = await pg.query<{ data: Uint8Array }>("select data from log_chunks where id = $1", [id]);
-    const entries = r.rows[0] ? decodeChunk(r.rows[0].data) : [];
+    let entries: Entry[] = [];
+    try {
+      const src = await sourceOf(chunk);
+      if (src) entries = entriesOf(readSource(src));
+    } catch (err) {
+      reportCorrupt(chunk, String(err));
+      return [];
+    }
     cacheDecoded(id, entries);
     return entries;
   };
 
   const runsOf = (stream: Stream): Run[] => {
-    const runs: Run[] = stream.chunks.map((c) => ({ from: c.from, to: c.to, load: () => loadChunk(c.id) }));
+    const runs: Run[] = stream.chunks.map((c) => ({ from: c.from, to: c.to, load: () => loadChunk(c) }));
     for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => p.entries });
     const head = stream.head;
     if (head.length) {
@@ -351,24 +468,32 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       wal?.append(record);
       for (const { stream, entries } of batch) addToHead(stream, entries, record.seq, wal?.segment ?? 0);
     },
-    async chunkSource(chunk) {
-      const r = await pg.query<{ data: Uint8Array }>("select data from log_chunks where id = $1", [chunk.id]);
-      return r.rows[0] ? { kind: "bytes", bytes: r.rows[0].data } : undefined;
-    },
+    chunkSource: (chunk) => sourceOf(chunk),
+    reportCorrupt,
     runs: (stream) => runsOf(stream),
     scan: (stream, from, to, backward, visit) => mergeLanes([{ runs: runsOf(stream) }], from, to, backward, (_, e) => visit(e)),
     flush: (all) => flush(all),
-    async deleteChunksBefore(tenant, before) {
-      const r = await pg.query<{ id: string; stream_id: number }>(
-        "delete from log_chunks where tenant = $1 and to_ns < $2 returning id::text, stream_id",
-        [tenant, String(before)],
-      );
-      for (const row of r.rows) {
-        const s = byId.get(row.stream_id);
-        if (s) s.chunks = s.chunks.filter((c) => c.id !== Number(row.id));
-        forget(Number(row.id));
-      }
-      return r.rows.length;
+    deleteChunksBefore(tenant, before) {
+      // after the writes under way, so a chunk being committed is deleted with its row or not at all
+      const done = flushing.then(async () => {
+        const r = await pg.query<{ id: string; stream_id: number }>(
+          "delete from log_chunks where tenant = $1 and to_ns < $2 returning id::text, stream_id",
+          [tenant, String(before)],
+        );
+        const gone = new Set(r.rows.map((row) => Number(row.id)));
+        for (const row of r.rows) {
+          const s = byId.get(row.stream_id);
+          if (!s) continue;
+          for (const c of s.chunks) if (gone.has(c.id) && c.at) files?.delete(c.at);
+          s.chunks = s.chunks.filter((c) => !gone.has(c.id));
+        }
+        for (const id of gone) forget(id);
+        // the database's own write-ahead log and the freed rows: reclaimed now, not at its next timed checkpoint
+        if (gone.size) await pg.exec("checkpoint");
+        return gone.size;
+      });
+      flushing = done.then(() => undefined, () => undefined);
+      return done;
     },
     async close() {
       clearInterval(timer);
@@ -376,6 +501,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       await flushing;
       wal?.close();
       truncateWal();
+      await files?.close();
     },
   };
 }

@@ -1,0 +1,121 @@
+// Where chunk bytes live. A small interface so that another store (an
+// S3-compatible bucket) can sit behind it later. The file store appends chunks
+// to numbered segment files under the log store's data dir
+// (chunks/00000001.seg ...), rotated at ~256 MB; `put` resolves once the bytes
+// are fsynced, so the metadata rows naming them may then be committed. A
+// segment is removed once none of its chunks is live (retention deleted them,
+// or they were written but never committed: a crash between the two).
+// Without a data dir (storage.in_memory) the store keeps format 2 chunks in
+// the `data` column of their (in-memory) metadata rows instead.
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import type { ChunkSource } from "./columns.ts";
+
+/** a chunk's place in a segment file */
+export interface ChunkLocation {
+  segment: number;
+  offset: number;
+  length: number;
+}
+
+export interface ChunkStore {
+  /** writes the chunks and makes them durable; resolves with where each one is, in order */
+  put(blobs: Uint8Array[]): Promise<ChunkLocation[]>;
+  /** where a task reads the chunk from */
+  source(at: ChunkLocation): ChunkSource;
+  /** a stored chunk is now live (its metadata row is committed) */
+  commit(at: ChunkLocation): void;
+  /** a live chunk was deleted; a segment left with none is removed */
+  delete(at: ChunkLocation): void;
+  close(): Promise<void>;
+}
+
+export const SEGMENT_BYTES = 256 * 1024 * 1024;
+const segName = (n: number) => `${String(n).padStart(8, "0")}.seg`;
+
+function listSegments(dir: string): number[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => /^\d{8}\.seg$/.test(f))
+    .map((f) => Number(f.slice(0, 8)))
+    .sort((a, b) => a - b);
+}
+
+/**
+ * Opens the segment files in `dir`. `live` counts the committed chunks of
+ * each segment (from the metadata rows); a segment file holding none is
+ * removed now. New chunks go to a new segment, never after an old tail.
+ */
+export function openFileChunkStore(dir: string, live: Map<number, number>, segmentBytes = SEGMENT_BYTES): ChunkStore {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const existing = listSegments(dir);
+  const counts = new Map<number, number>();
+  for (const seg of existing) {
+    const n = live.get(seg) ?? 0;
+    if (n > 0) counts.set(seg, n);
+    else rmSync(join(dir, segName(seg)), { force: true });
+  }
+  let segment = Math.max(existing.at(-1) ?? 0, ...live.keys()) + 1;
+  let handle: FileHandle | undefined;
+  let size = 0;
+  const drop = (seg: number) => {
+    if (seg === segment || (counts.get(seg) ?? 0) > 0) return;
+    counts.delete(seg);
+    rmSync(join(dir, segName(seg)), { force: true });
+  };
+  let writing: Promise<unknown> = Promise.resolve();
+  const put = async (blobs: Uint8Array[]): Promise<ChunkLocation[]> => {
+    if (size >= segmentBytes && handle) {
+      await handle.close();
+      handle = undefined;
+      const old = segment;
+      segment++;
+      size = 0;
+      drop(old);
+    }
+    handle ??= await open(join(dir, segName(segment)), "a", 0o600);
+    const out: ChunkLocation[] = [];
+    for (const blob of blobs) {
+      let done = 0;
+      while (done < blob.length) done += (await handle.write(blob, done, blob.length - done)).bytesWritten;
+      out.push({ segment, offset: size, length: blob.length });
+      size += blob.length;
+    }
+    await handle.datasync();
+    return out;
+  };
+  return {
+    put(blobs) {
+      // one writer at a time: offsets follow the file's end
+      const p = writing.then(() =>
+        put(blobs).catch((err: unknown) => {
+          // the file's end is unknown now: the next chunks go to a new segment
+          size = segmentBytes;
+          throw err;
+        }),
+      );
+      writing = p.catch(() => undefined);
+      return p;
+    },
+    source: (at) => ({ kind: "file", path: join(dir, segName(at.segment)), offset: at.offset, length: at.length }),
+    commit(at) {
+      counts.set(at.segment, (counts.get(at.segment) ?? 0) + 1);
+    },
+    delete(at) {
+      const n = (counts.get(at.segment) ?? 0) - 1;
+      if (n > 0) counts.set(at.segment, n);
+      else {
+        counts.set(at.segment, 0);
+        drop(at.segment);
+      }
+    },
+    async close() {
+      await writing;
+      await handle?.close();
+      handle = undefined;
+      // a segment whose chunks never became live (or an empty one) is not kept
+      if (!counts.get(segment)) rmSync(join(dir, segName(segment)), { force: true });
+    },
+  };
+}
