@@ -81,7 +81,7 @@ export const freePortArgs = ["--http-port", "0", "--logs-port", "0", "--metrics-
  * it (restarts, crashes); every child is killed and the dir removed after
  * the enclosing block.
  */
-export function useDataDirServer(prefix: string): { start(): Promise<Child> } {
+export function useDataDirServer(prefix: string): { start(): Promise<Child>; dataDir: string } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const children: Child[] = [];
   afterAll(async () => {
@@ -89,6 +89,8 @@ export function useDataDirServer(prefix: string): { start(): Promise<Child> } {
     rmSync(dir, { recursive: true, force: true });
   });
   return {
+    /** the server's --data-dir (a test may prepare or damage it between runs) */
+    dataDir: join(dir, "data"),
     async start() {
       const child = await startChild(bunBin, [join(repoRoot, "src", "main.ts"), "serve", "--data-dir", join(dir, "data"), ...freePortArgs], { cwd: dir });
       children.push(child);
