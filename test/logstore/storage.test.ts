@@ -156,4 +156,43 @@ describe("log store: chunk files", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("a crash after the chunk bytes are fsynced but before their rows commit: the write-ahead log brings the entries back, the orphan bytes go", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "outpost-chunkcrash-"));
+    const now = Date.UTC(2026, 0, 1);
+    const db = await openDatabase({ dataDir: join(dir, "data"), logger: silentLogger });
+    // the first store's commits never happen: its state on disk is that of a process killed between the two steps
+    const noCommit = new Proxy(db.pg, {
+      get(target, key) {
+        if (key === "transaction") return () => Promise.reject(new Error("killed before the rows were committed"));
+        const v = Reflect.get(target, key) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const dirs = { walDir: join(dir, "wal"), chunkDir: join(dir, "chunks") };
+    const crashed = await openLogStore({ pg: noCommit, logger: silentLogger, ...dirs, now: () => now });
+    try {
+      const s = await crashed.stream("cc", { app: "c" });
+      const lines = Array.from({ length: 200 }, (_, i) => `line ${i}`);
+      crashed.append("cc", [{ stream: s, entries: lines.map((line, i) => ({ ts: BigInt(now) * 1_000_000n + BigInt(i), line })) }]);
+      await crashed.flush(true);
+      const written = readdirSync(dirs.chunkDir);
+      expect(written.length).toBe(1);
+      expect(statSync(join(dirs.chunkDir, written[0]!)).size).toBeGreaterThan(0);
+      expect((await db.pg.query("select id from log_chunks")).rows).toEqual([]);
+
+      const store = await openLogStore({ pg: db.pg, logger: silentLogger, ...dirs, now: () => now });
+      const back: string[] = [];
+      await store.scan(store.find("cc", { app: "c" })!, 0n, BigInt(now + 1) * 1_000_000n, false, (e) => { back.push(e.line); return true; });
+      expect(back).toEqual(lines);
+      // replayed into a chunk of a new segment; the uncommitted one is gone
+      expect((await db.pg.query<{ segment: number }>("select segment from log_chunks")).rows.map((r) => r.segment)).toEqual([2]);
+      expect(readdirSync(dirs.chunkDir)).toEqual(["00000002.seg"]);
+      await store.close();
+    } finally {
+      await crashed.close().catch(() => undefined);
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -324,12 +324,19 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     const batch: Array<[Stream, Pending]> = [];
     for (const s of byId.values()) for (const p of s.pending) batch.push([s, p]);
     if (!batch.length) return;
-    const blobs = await Promise.all(
-      batch.map(([, p]) => {
-        const input = chunkInput(p.entries);
-        return runner.run<Uint8Array>("encodeChunk", input, { transfer: [input.ts.buffer as ArrayBuffer, input.offsets.buffer as ArrayBuffer, input.lines.buffer as ArrayBuffer] });
-      }),
-    );
+    // as many at once as the runner runs, a turn of the event loop after each: on this thread
+    // (no pool) a push waits for one chunk's encoding at most, never for the whole batch
+    const blobs: Uint8Array[] = new Array(batch.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < batch.length) {
+        const i = next++;
+        const input = chunkInput(batch[i]![1].entries);
+        blobs[i] = await runner.run<Uint8Array>("encodeChunk", input, { transfer: [input.ts.buffer as ArrayBuffer, input.offsets.buffer as ArrayBuffer, input.lines.buffer as ArrayBuffer] });
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, runner.size) }, lane));
     const places = files ? await files.put(blobs) : undefined;
     const ids: number[] = [];
     await pg.transaction(async (tx) => {
