@@ -122,7 +122,15 @@ function mix(h: number): number {
   h = Math.imul(h, 0x9e37_79b1);
   return (h ^ (h >>> 15)) >>> 0;
 }
-const second = (h1: number) => (Math.imul(h1 ^ (h1 >>> 13), 0x85eb_ca6b) | 1) >>> 0;
+/**
+ * A blocked bloom: a gram's probes are BLOOM_HASHES bits of one 32-bit word
+ * (the low bits of its hash pick the word, higher ones the bits), so adding
+ * or testing a gram touches one word.
+ */
+function probeBits(h: number): number {
+  const b = Math.imul(h, 0x85eb_ca6b) >>> 0;
+  return (1 << (b >>> 27)) | (1 << ((b >>> 22) & 31)) | (1 << ((b >>> 17) & 31));
+}
 
 function popcount(v: number): number {
   v -= (v >>> 1) & 0x5555_5555;
@@ -139,19 +147,15 @@ function popcount(v: number): number {
 export function buildBloom(lines: Uint8Array, offsets: Uint32Array, count: number): Uint8Array {
   let bits = 2 ** Math.max(10, Math.ceil(Math.log2(Math.max(1, lines.length))));
   let words = new Uint32Array(bits >>> 5);
-  const mask = bits - 1;
+  const mask = words.length - 1;
   for (let i = 0; i < count; i++) {
     const end = offsets[i + 1]!;
     let g = 0;
     for (let p = offsets[i]!, n = 0; p < end; p++, n++) {
       g = (g << 8) | lower(lines[p]!);
       if (n < 3) continue;
-      const h1 = mix(g);
-      const h2 = second(h1);
-      for (let k = 0, h = h1; k < BLOOM_HASHES; k++, h = (h + h2) | 0) {
-        const bit = h & mask;
-        words[bit >>> 5]! |= 1 << (bit & 31);
-      }
+      const h = mix(g);
+      words[h & mask]! |= probeBits(h);
     }
   }
   let set = 0;
@@ -171,16 +175,11 @@ export function buildBloom(lines: Uint8Array, offsets: Uint32Array, count: numbe
   return new Uint8Array(words.buffer);
 }
 
-function bloomHas(bloom: Uint8Array, hashes: number, gram: number): boolean {
+function bloomHas(bloom: Uint8Array, gram: number): boolean {
   const words = new Uint32Array(bloom.buffer, bloom.byteOffset, bloom.byteLength >>> 2);
-  const mask = words.length * 32 - 1;
-  const h1 = mix(gram);
-  const h2 = second(h1);
-  for (let k = 0, h = h1; k < hashes; k++, h = (h + h2) | 0) {
-    const bit = h & mask;
-    if (!(words[bit >>> 5]! & (1 << (bit & 31)))) return false;
-  }
-  return true;
+  const h = mix(gram);
+  const want = probeBits(h);
+  return (words[h & (words.length - 1)]! & want) === want;
 }
 
 // ---- encode ----------------------------------------------------------------
@@ -354,7 +353,7 @@ export function chunkMayContain(blob: Uint8Array, literals: string[]): boolean {
   } catch {
     return true; // the decode reports it
   }
-  if (!(h.flags & F_BLOOM)) return true;
+  if (!(h.flags & F_BLOOM) || h.hashes !== BLOOM_HASHES) return true;
   const [s, e] = h.at[4]!;
   if (e - s < 4 || (e - s) % 4 !== 0) return true;
   // the bloom as aligned words
@@ -364,7 +363,7 @@ export function chunkMayContain(blob: Uint8Array, literals: string[]): boolean {
     let g = 0;
     for (let i = 0; i < bytes.length; i++) {
       g = (g << 8) | lower(bytes[i]!);
-      if (i >= 3 && !bloomHas(bloom, h.hashes, g)) return false;
+      if (i >= 3 && !bloomHas(bloom, g)) return false;
     }
   }
   return true;
