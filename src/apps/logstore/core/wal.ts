@@ -15,7 +15,7 @@ export interface WalRecord {
   streams: WalStream[];
 }
 
-export interface Wal extends Omit<SegmentWal, "append" | "clear"> {
+export interface Wal extends Omit<SegmentWal, "append"> {
   append(record: WalRecord): void;
 }
 
@@ -37,5 +37,6 @@ export function openWal(dir: string): Wal {
     truncateBefore: (segment) => wal.truncateBefore(segment),
     segments: () => wal.segments(),
     close: () => wal.close(),
+    clear: () => wal.clear(),
   };
 }
