@@ -3,8 +3,9 @@
 // to numbered segment files under the log store's data dir
 // (chunks/00000001.seg ...), rotated at ~256 MB; `put` resolves once the bytes
 // are fsynced, so the metadata rows naming them may then be committed. A
-// segment is removed once none of its chunks is live (retention deleted them,
-// or they were written but never committed: a crash between the two).
+// segment is removed once none of its chunks is live (retention deleted them:
+// after a grace period for queries still reading it, or at close; written but
+// never committed, a crash between the two: at the next start).
 // Without a data dir (storage.in_memory) the store keeps format 2 chunks in
 // the `data` column of their (in-memory) metadata rows instead.
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -32,6 +33,8 @@ export interface ChunkStore {
 }
 
 export const SEGMENT_BYTES = 256 * 1024 * 1024;
+/** how long a segment without live chunks stays for queries still reading it (longer than a query's default timeout) */
+export const UNLINK_GRACE_MS = 5 * 60_000;
 const segName = (n: number) => `${String(n).padStart(8, "0")}.seg`;
 
 function listSegments(dir: string): number[] {
@@ -59,10 +62,20 @@ export function openFileChunkStore(dir: string, live: Map<number, number>, segme
   let segment = Math.max(existing.at(-1) ?? 0, ...live.keys()) + 1;
   let handle: FileHandle | undefined;
   let size = 0;
-  const drop = (seg: number) => {
-    if (seg === segment || (counts.get(seg) ?? 0) > 0) return;
+  // a segment left without live chunks is removed after a grace period: a query that listed one
+  // of its chunks before the delete may still be reading it (from a worker, by path)
+  const doomed = new Map<number, ReturnType<typeof setTimeout>>();
+  const unlink = (seg: number) => {
+    doomed.delete(seg);
+    if ((counts.get(seg) ?? 0) > 0) return;
     counts.delete(seg);
     rmSync(join(dir, segName(seg)), { force: true });
+  };
+  const drop = (seg: number) => {
+    if (seg === segment || (counts.get(seg) ?? 0) > 0 || doomed.has(seg)) return;
+    const timer = setTimeout(() => unlink(seg), UNLINK_GRACE_MS);
+    (timer as { unref?: () => void }).unref?.();
+    doomed.set(seg, timer);
   };
   let writing: Promise<unknown> = Promise.resolve();
   const put = async (blobs: Uint8Array[]): Promise<ChunkLocation[]> => {
@@ -112,6 +125,10 @@ export function openFileChunkStore(dir: string, live: Map<number, number>, segme
     },
     async close() {
       await writing;
+      for (const [seg, timer] of doomed) {
+        clearTimeout(timer);
+        unlink(seg);
+      }
       await handle?.close();
       handle = undefined;
       // a segment whose chunks never became live (or an empty one) is not kept
