@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { encodeChunk, type Entry } from "../../src/apps/logstore/core/chunks.ts";
 import { streamKey } from "../../src/apps/logstore/core/labels.ts";
+import { logTasks } from "../../src/apps/logstore/core/scan-tasks.ts";
 import { openLogStore } from "../../src/apps/logstore/core/store.ts";
+import { inlineRunner, type TaskRunner } from "../../src/lib/tasks.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
@@ -28,10 +30,15 @@ describe("log store: a data dir of the previous release (format 1 chunks in the 
   const server = useDataDirServer("outpost-logs-upgrade-");
 
   it("opens and reads back unchanged, then stores new chunks in files beside the old rows", async () => {
-    // the previous release: migrations up to 9, chunks as gzip JSON rows in log_chunks.data
-    const old = await openDatabase({ dataDir: server.dataDir, logger: silentLogger, migrations: migrations.filter((m) => m.version <= 9) });
+    // the previous release: schema 9 (the build-time seed holds every migration: 10 is undone here,
+    // so a later migration must be undone too), chunks as gzip JSON rows in log_chunks.data
+    const old = await openDatabase({ dataDir: server.dataDir, logger: silentLogger, migrations: migrations.filter((m) => m.version <= 10) });
     const written: Record<string, string[]> = {};
     try {
+      await old.pg.exec(`
+        alter table log_chunks drop column segment, drop column seg_offset, drop column seg_length;
+        alter table log_chunks alter column data set not null;
+        delete from schema_migrations where version >= 10;`);
       let seq = 0;
       for (const app of ["u1", "u2"]) {
         const labels = { app, job: "upgrade" };
@@ -196,4 +203,35 @@ describe("log store: chunk files", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("chunks are encoded by the runner given (the worker pool's seam), their columns handed over as transferable buffers", async () => {
+    const inline = inlineRunner(logTasks);
+    const calls: Array<{ name: string; transfers: number; count: number }> = [];
+    const runner: TaskRunner = {
+      size: 2,
+      run(name, input, options) {
+        calls.push({ name, transfers: options?.transfer?.length ?? 0, count: (input as { count: number }).count });
+        // what crosses to a worker must survive a structured clone
+        return inline.run(name, structuredClone(input), options);
+      },
+      close: async () => {},
+    };
+    const db = await openDatabase({ dataDir: undefined, logger: silentLogger });
+    try {
+      const now = Date.UTC(2026, 0, 1);
+      const store = await openLogStore({ pg: db.pg, logger: silentLogger, walDir: undefined, now: () => now, runner });
+      for (const app of ["x", "y", "z"]) {
+        const s = await store.stream("r", { app });
+        store.append("r", [{ stream: s, entries: Array.from({ length: 50 }, (_, i) => ({ ts: BigInt(i), line: `${app} ${i} ü`, ...(i === 3 ? { metadata: { k: "v" } } : {}) })) }]);
+      }
+      await store.flush(true);
+      expect(calls).toEqual(["x", "y", "z"].map(() => ({ name: "encodeChunk", transfers: 3, count: 50 })));
+      const back: string[] = [];
+      await store.scan(store.find("r", { app: "y" })!, 0n, 100n, false, (e) => { back.push(e.line); return true; });
+      expect(back).toEqual(Array.from({ length: 50 }, (_, i) => `y ${i} ü`));
+      await store.close();
+    } finally {
+      await db.close();
+    }
+  });
 });

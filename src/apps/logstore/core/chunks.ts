@@ -1,5 +1,7 @@
-// Chunk encoding: a stream's entries, ordered by time, as JSON lines
-// [ts, line, metadata?] compressed with gzip (node:zlib, in every runtime).
+// Log entries, and chunk format 1: a stream's entries, ordered by time, as
+// JSON rows [ts, line, metadata?] compressed with gzip (node:zlib). Releases
+// before issue 18 wrote it to log_chunks.data; it is still read (and written
+// by tests that make such a data dir). New chunks are format 2 (chunk-format.ts).
 import { gunzipSync, gzipSync } from "node:zlib";
 
 export interface Entry {

@@ -392,7 +392,13 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     wal = openWal(o.walDir);
     wal.truncateBefore(wal.segment);
   }
-  const timer = setInterval(() => void flush(), 1000);
+  // a timed flush is not queued again while one waits or runs (a long flush does not pile them up)
+  let timedFlush = false;
+  const timer = setInterval(() => {
+    if (timedFlush) return;
+    timedFlush = true;
+    void flush().finally(() => (timedFlush = false));
+  }, 1000);
   (timer as { unref?: () => void }).unref?.();
 
   const sourceOf = async (chunk: ChunkMeta): Promise<ChunkSource | undefined> => {
