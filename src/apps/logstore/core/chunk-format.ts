@@ -116,7 +116,8 @@ class VarintReader {
 
 // ---- bloom filter ----------------------------------------------------------
 
-const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+/** ASCII lowercase of a byte, by table */
+const LOWER = Uint8Array.from({ length: 256 }, (_, c) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c));
 
 function mix(h: number): number {
   h = Math.imul(h, 0x9e37_79b1);
@@ -152,7 +153,7 @@ export function buildBloom(lines: Uint8Array, offsets: Uint32Array, count: numbe
     const end = offsets[i + 1]!;
     let g = 0;
     for (let p = offsets[i]!, n = 0; p < end; p++, n++) {
-      g = (g << 8) | lower(lines[p]!);
+      g = (g << 8) | LOWER[lines[p]!]!;
       if (n < 3) continue;
       const h = mix(g);
       words[h & mask]! |= probeBits(h);
@@ -362,7 +363,7 @@ export function chunkMayContain(blob: Uint8Array, literals: string[]): boolean {
     const bytes = textEncoder.encode(literal);
     let g = 0;
     for (let i = 0; i < bytes.length; i++) {
-      g = (g << 8) | lower(bytes[i]!);
+      g = (g << 8) | LOWER[bytes[i]!]!;
       if (i >= 3 && !bloomHas(bloom, g)) return false;
     }
   }
