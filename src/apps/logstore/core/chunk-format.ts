@@ -31,6 +31,8 @@ const F_RAW_TS = 4;
 
 /** deflate level of the columns: see docs/choices.md ("Log chunk format 2") */
 export const CHUNK_DEFLATE_LEVEL = 4;
+/** the level used while chunks wait to be written faster than they are encoded (~2.5x faster, ~1.5x bigger) */
+export const CHUNK_DEFLATE_LEVEL_FAST = 1;
 /** bloom probes per 4-gram */
 const BLOOM_HASHES = 3;
 /** the most of the line bytes a bloom takes (it is folded to fit) */
@@ -52,6 +54,8 @@ export interface ChunkInput {
   offsets: Uint32Array;
   lines: Uint8Array;
   metadata?: Array<Record<string, string> | undefined> | undefined;
+  /** deflate level (default CHUNK_DEFLATE_LEVEL) */
+  level?: number | undefined;
 }
 
 export interface Format2Columns {
@@ -208,7 +212,7 @@ function encodeTimestamps(ts: BigInt64Array, count: number): { bytes: Uint8Array
 }
 
 /** encodes a chunk in format 2; `ts`/`offsets`/`lines` are only read */
-export function encodeChunk2(input: ChunkInput, level = CHUNK_DEFLATE_LEVEL): Uint8Array {
+export function encodeChunk2(input: ChunkInput, level = input.level ?? CHUNK_DEFLATE_LEVEL): Uint8Array {
   const { count, ts, offsets, lines } = input;
   const linesBytes = offsets[count]!;
   const block = lines.subarray(0, linesBytes);

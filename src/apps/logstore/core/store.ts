@@ -11,7 +11,7 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type { Logger } from "../../../lib/logger.ts";
 import { inlineRunner, type TaskRunner } from "../../../lib/tasks.ts";
-import type { ChunkInput } from "./chunk-format.ts";
+import { CHUNK_DEFLATE_LEVEL, CHUNK_DEFLATE_LEVEL_FAST, type ChunkInput } from "./chunk-format.ts";
 import { openFileChunkStore, type ChunkLocation, type ChunkStore } from "./chunk-store.ts";
 import { decodeChunk, tsText, type Entry } from "./chunks.ts";
 import { decodeColumns, readSource, type ChunkSource } from "./columns.ts";
@@ -115,6 +115,9 @@ export interface LogStore {
   reportCorrupt(chunk: ChunkMeta, reason: string): void;
   close(): Promise<void>;
 }
+
+/** bytes of cut chunks waiting to be written past which they are encoded at the fast level (a safety valve) */
+const BACKLOG_FAST_BYTES = 256 * 1024 * 1024;
 
 /** line characters of decoded chunks kept in memory (about three times as many bytes once decoded) */
 const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
@@ -327,11 +330,16 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     // as many at once as the runner runs, a turn of the event loop after each: on this thread
     // (no pool) a push waits for one chunk's encoding at most, never for the whole batch
     const blobs: Uint8Array[] = new Array(batch.length);
+    // chunks cut faster than they are encoded (ingest above the encoders' speed): the fast level,
+    // so the backlog held in memory stops growing; the normal level again once it is worked off
+    const backlog = batch.reduce((n, [, p]) => n + p.bytes, 0);
+    const level = backlog > BACKLOG_FAST_BYTES ? CHUNK_DEFLATE_LEVEL_FAST : CHUNK_DEFLATE_LEVEL;
     let next = 0;
     const lane = async () => {
       while (next < batch.length) {
         const i = next++;
         const input = chunkInput(batch[i]![1].entries);
+        input.level = level;
         blobs[i] = await runner.run<Uint8Array>("encodeChunk", input, { transfer: [input.ts.buffer as ArrayBuffer, input.offsets.buffer as ArrayBuffer, input.lines.buffer as ArrayBuffer] });
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
