@@ -1,10 +1,13 @@
 // Log chunk format 2 (columnar): what goes in comes out, a metric read leaves
 // the line block compressed, the bloom rules chunks out, damage is detected.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import CRC32 from "crc-32";
 import { describe, expect, it } from "vitest";
 import { chunkInfo, encodeChunk2 } from "../../src/apps/logstore/core/chunk-format.ts";
 import { encodeChunk, type Entry } from "../../src/apps/logstore/core/chunks.ts";
-import { ChunkCorruptError, chunkMayContain, decodeColumns } from "../../src/apps/logstore/core/columns.ts";
+import { ChunkCorruptError, chunkMayContain, decodeColumns, readSource, sourceMayContain } from "../../src/apps/logstore/core/columns.ts";
 import { chunkInput } from "../../src/apps/logstore/core/store.ts";
 import { mulberry32 } from "../helpers/rng.ts";
 
@@ -114,5 +117,28 @@ describe("log chunk format 2", () => {
     expect(chunkMayContain(blob, ["request done", "zzzzzzzzqqqq"])).toBe(false);
     expect(chunkMayContain(blob, ["zzz"])).toBe(true);
     expect(chunkMayContain(encodeChunk(entries.slice(0, 10)), ["zzzzzzzzqqqq"])).toBe(true);
+  });
+
+  it("from a file: the bloom is asked by reading the header and the bloom only, at the chunk's offset; the chunk reads back", () => {
+    const entries: Entry[] = Array.from({ length: 2000 }, (_, i) => ({ ts: BigInt(i), line: `user=${i * 7919} action=login status=ok` }));
+    const blob = encodeChunk2(chunkInput(entries));
+    const dir = mkdtempSync(join(tmpdir(), "outpost-chunkfile-"));
+    try {
+      const path = join(dir, "00000001.seg");
+      // an odd offset: the bloom is not word-aligned in the file
+      writeFileSync(path, Buffer.concat([Buffer.from("abc"), blob, Buffer.from("tail")]));
+      const src = { kind: "file" as const, path, offset: 3, length: blob.length };
+      expect(readSource(src)).toEqual(blob);
+      for (const literals of [["action=login"], ["user=7919 "], ["ACTION=LOGIN"], ["status=failed"], ["action=login", "zzzzqqqq"], ["abc"]]) {
+        expect({ literals, file: sourceMayContain(src, literals) }).toEqual({ literals, file: chunkMayContain(blob, literals) });
+      }
+      expect(sourceMayContain(src, ["status=failed"])).toBe(false);
+      expect(sourceMayContain({ kind: "bytes", bytes: blob }, ["status=failed"])).toBe(false);
+      // past the file's end: in doubt, true (reading the chunk reports it)
+      expect(sourceMayContain({ ...src, offset: 100_000 }, ["status=failed"])).toBe(true);
+      expect(() => readSource({ ...src, length: blob.length + 10 })).toThrow(ChunkCorruptError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

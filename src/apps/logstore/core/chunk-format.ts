@@ -262,8 +262,9 @@ interface Header {
   hashes: number;
 }
 
-function readHeader(blob: Uint8Array): Header {
-  if (blob.length < HEADER + 4) throw new ChunkCorruptError(`chunk truncated: ${blob.length} bytes`);
+/** reads the header from the blob's first HEADER bytes; `length` is the whole blob's */
+function readHeader(blob: Uint8Array, length = blob.length): Header {
+  if (blob.length < HEADER || length < HEADER + 4) throw new ChunkCorruptError(`chunk truncated: ${length} bytes`);
   const v = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
   if (v.getUint32(0, true) !== FORMAT2_MAGIC) throw new ChunkCorruptError("chunk has a bad magic");
   const at: Array<[number, number]> = [];
@@ -273,7 +274,7 @@ function readHeader(blob: Uint8Array): Header {
     at.push([p, p + len]);
     p += len;
   }
-  if (p + 4 !== blob.length) throw new ChunkCorruptError(`chunk truncated or overlong: ${blob.length} bytes, header says ${p + 4}`);
+  if (p + 4 !== length) throw new ChunkCorruptError(`chunk truncated or overlong: ${length} bytes, header says ${p + 4}`);
   return { count: v.getUint32(4, true), flags: v.getUint32(8, true), linesBytes: v.getUint32(12, true), at, hashes: blob[36]! };
 }
 
@@ -343,26 +344,32 @@ export function decodeChunk2(blob: Uint8Array, options: { lines?: boolean } = {}
 
 const textEncoder = new TextEncoder();
 
+/** bytes of a format 2 chunk's header: enough for `bloomSection` */
+export const CHUNK_HEADER_BYTES = HEADER;
+
 /**
- * False only when the chunk's bloom filter proves some literal is absent
- * (every line filter `|= literal` must match, so one absent literal rules the
- * chunk out). Reads only the header and the bloom section; true for format 1,
- * chunks without a bloom, and literals shorter than 4 bytes. The bloom holds
- * ASCII-lowercased grams, so it also serves case-insensitive literals.
+ * Where a chunk's bloom is ([start, end) in the chunk), from its first
+ * CHUNK_HEADER_BYTES bytes and its length; undefined when it has none this
+ * code can use (format 1, no bloom, another scheme, a damaged header: the
+ * decode reports that).
  */
-export function chunkMayContain(blob: Uint8Array, literals: string[]): boolean {
-  if (!isFormat2(blob) || blob.length < HEADER + 4) return true;
+export function bloomSection(head: Uint8Array, length: number): [number, number] | undefined {
+  if (!isFormat2(head)) return undefined;
   let h: Header;
   try {
-    h = readHeader(blob);
+    h = readHeader(head, length);
   } catch {
-    return true; // the decode reports it
+    return undefined;
   }
-  if (!(h.flags & F_BLOOM) || h.hashes !== BLOOM_HASHES) return true;
+  if (!(h.flags & F_BLOOM) || h.hashes !== BLOOM_HASHES) return undefined;
   const [s, e] = h.at[4]!;
-  if (e - s < 4 || (e - s) % 4 !== 0) return true;
+  return e - s >= 4 && (e - s) % 4 === 0 ? [s, e] : undefined;
+}
+
+/** false only when the bloom proves one of the literals absent (see chunkMayContain) */
+export function bloomMayContain(bloom: Uint8Array, literals: string[]): boolean {
   // the bloom as aligned words
-  const bloom = (blob.byteOffset + s) % 4 === 0 ? blob.subarray(s, e) : blob.slice(s, e);
+  if (bloom.byteOffset % 4 !== 0) bloom = bloom.slice();
   for (const literal of literals) {
     const bytes = textEncoder.encode(literal);
     let g = 0;
@@ -372,6 +379,18 @@ export function chunkMayContain(blob: Uint8Array, literals: string[]): boolean {
     }
   }
   return true;
+}
+
+/**
+ * False only when the chunk's bloom filter proves some literal is absent
+ * (every line filter `|= literal` must match, so one absent literal rules the
+ * chunk out). Reads only the header and the bloom section; true for format 1,
+ * chunks without a bloom, and literals shorter than 4 bytes. The bloom holds
+ * ASCII-lowercased grams, so it also serves case-insensitive literals.
+ */
+export function chunkMayContain(blob: Uint8Array, literals: string[]): boolean {
+  const at = bloomSection(blob, blob.length);
+  return at ? bloomMayContain(blob.subarray(at[0], at[1]), literals) : true;
 }
 
 /** the header's summary of a format 2 chunk, without decoding it (for tools and tests) */

@@ -3,7 +3,7 @@
 // kept them; timestamps are a typed array. `decodeColumns` reads every chunk
 // format the store has written (format 1: gzip JSON rows in PGlite; format 2: columns, chunk-format.ts).
 import { readSync, openSync, closeSync } from "node:fs";
-import { ChunkCorruptError, decodeChunk2, isFormat2 } from "./chunk-format.ts";
+import { bloomMayContain, bloomSection, CHUNK_HEADER_BYTES, ChunkCorruptError, chunkMayContain, decodeChunk2, isFormat2 } from "./chunk-format.ts";
 import { decodeChunk, type Entry } from "./chunks.ts";
 
 export { ChunkCorruptError, chunkMayContain } from "./chunk-format.ts";
@@ -34,20 +34,38 @@ const encoder = new TextEncoder();
 
 /** a chunk's bytes, read synchronously (a worker thread may block) */
 export function readSource(src: ChunkSource): Uint8Array {
-  if (src.kind === "bytes") return src.bytes;
-  const out = new Uint8Array(src.length);
-  const fd = openSync(src.path, "r");
+  return src.kind === "bytes" ? src.bytes : readRange(src.path, src.offset, src.length);
+}
+
+function readRange(path: string, offset: number, length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  const fd = openSync(path, "r");
   try {
     let done = 0;
-    while (done < src.length) {
-      const n = readSync(fd, out, done, src.length - done, src.offset + done);
-      if (n === 0) throw new ChunkCorruptError(`chunk file ${src.path} ends before ${src.offset + src.length}`);
+    while (done < length) {
+      const n = readSync(fd, out, done, length - done, offset + done);
+      if (n === 0) throw new ChunkCorruptError(`chunk file ${path} ends before ${offset + length}`);
       done += n;
     }
   } finally {
     closeSync(fd);
   }
   return out;
+}
+
+/**
+ * chunkMayContain for a chunk where it is: from a file, reads only the
+ * header and the bloom (a few percent of the chunk). True when in doubt
+ * (format 1, no bloom, a read that fails: the decode reports it).
+ */
+export function sourceMayContain(src: ChunkSource, literals: string[]): boolean {
+  if (src.kind === "bytes") return chunkMayContain(src.bytes, literals);
+  try {
+    const at = bloomSection(readRange(src.path, src.offset, Math.min(CHUNK_HEADER_BYTES, src.length)), src.length);
+    return at ? bloomMayContain(readRange(src.path, src.offset + at[0], at[1] - at[0]), literals) : true;
+  } catch {
+    return true;
+  }
 }
 
 /** the columns of a chunk in any stored format */
