@@ -20,8 +20,13 @@
 //
 // Each column is its own section so a metric query inflates only timestamps
 // and lengths, and `chunkMayContain` reads only the header and the bloom.
+import * as zlib from "node:zlib";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import CRC32 from "crc-32";
+
+/** CRC-32 (IEEE) as an unsigned number: zlib's native one (~5 GB/s) where the runtime has it, else the package's (~0.8 GB/s) */
+const crc32: (data: Uint8Array) => number =
+  typeof (zlib as { crc32?: unknown }).crc32 === "function" ? (data) => zlib.crc32(data) : (data) => CRC32.buf(data) >>> 0;
 
 export const FORMAT2_MAGIC = 0x3243_4c4f; // "OLC2" read as a little-endian u32
 const HEADER = 40;
@@ -247,7 +252,7 @@ export function encodeChunk2(input: ChunkInput, level = input.level ?? CHUNK_DEF
     out.set(s, at);
     at += s.length;
   }
-  v.setInt32(at, CRC32.buf(out.subarray(0, at)), true);
+  v.setUint32(at, crc32(out.subarray(0, at)), true);
   return out;
 }
 
@@ -290,8 +295,8 @@ function inflate(blob: Uint8Array, [s, e]: [number, number], what: string): Uint
 export function decodeChunk2(blob: Uint8Array, options: { lines?: boolean } = {}): Format2Columns {
   const h = readHeader(blob);
   const crcAt = blob.length - 4;
-  const crc = new DataView(blob.buffer, blob.byteOffset + crcAt, 4).getInt32(0, true);
-  if (CRC32.buf(blob.subarray(0, crcAt)) !== crc) throw new ChunkCorruptError("chunk CRC mismatch");
+  const crc = new DataView(blob.buffer, blob.byteOffset + crcAt, 4).getUint32(0, true);
+  if (crc32(blob.subarray(0, crcAt)) !== crc) throw new ChunkCorruptError("chunk CRC mismatch");
   const { count } = h;
   // timestamps
   const tsBytes = inflate(blob, h.at[0]!, "timestamp");
