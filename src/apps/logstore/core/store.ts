@@ -509,8 +509,12 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
           s.chunks = s.chunks.filter((c) => !gone.has(c.id));
         }
         for (const id of gone) forget(id);
-        // the database's own write-ahead log and the freed rows: reclaimed now, not at its next timed checkpoint
-        if (gone.size) await pg.exec("checkpoint");
+        // the freed rows (PGlite runs no autovacuum; format 1 rows carry their bytes) and the database's
+        // own write-ahead log: reclaimed now, not at its next timed checkpoint
+        if (gone.size) {
+          await pg.exec("vacuum log_chunks");
+          await pg.exec("checkpoint");
+        }
         return gone.size;
       });
       flushing = done.then(() => undefined, () => undefined);
