@@ -18,17 +18,18 @@
 //   BINARY=<path>                           another build; RUNS=<n> alternations (3 up to 0.5 GB, else 1)
 //   QUERY_TIMEOUT_S=<s>                     a query's deadline (300): past it the figure is recorded as timed out
 //   LOGS_SCALE_CORPUS=<dir>                 keep the corpus there and reuse it in later runs of the same size
+//                                           (--corpus-only: write it and stop)
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startProbing, type Probe } from "../test/fuzz/support/attacks.ts";
 import { median, percentile, report, rssMiB, startBinary, stopBinary } from "./lib.ts";
 import { Corpus, JSON_SELECTOR, NEEDLE, RARE_REGEX, STREAMS, streamLabels } from "./support/log-corpus.ts";
 
-const { values: flags } = parseArgs({ options: { quick: { type: "boolean" }, size: { type: "string" } } });
+const { values: flags } = parseArgs({ options: { quick: { type: "boolean" }, size: { type: "string" }, "corpus-only": { type: "boolean" } } });
 const GB = flags.size !== undefined ? Number(flags.size) : flags.quick ? 0.15 : Number(process.env.LOGS_SCALE_GB ?? 3);
 if (!(GB > 0)) throw new Error(`size ${flags.size ?? process.env.LOGS_SCALE_GB}: expected GB of raw lines (> 0)`);
 const SIZE = `${GB} GB`;
@@ -132,6 +133,11 @@ async function makeCorpus(): Promise<Manifest> {
 }
 
 const corpus = await makeCorpus();
+if (flags["corpus-only"]) {
+  console.log(`corpus only: kept in ${corpusDir}${keepCorpus ? "" : " (removed: LOGS_SCALE_CORPUS was not set)"}`);
+  if (!keepCorpus) rmSync(corpusDir, { recursive: true, force: true });
+  process.exit(0);
+}
 const rawMB = corpus.rawBytes / 1e6;
 
 // ---- the server under test, and its RSS sampled every 200 ms into the current phase's peak
@@ -153,7 +159,11 @@ const server = await startBinary(binary, [
 const pid = server.child.pid!;
 const peaks: Record<string, number> = {};
 let phase = "start";
-const sampler = setInterval(() => { peaks[phase] = Math.max(peaks[phase] ?? 0, rssMiB(pid)); }, 200);
+const loads: number[] = [];
+const sampler = setInterval(() => {
+  peaks[phase] = Math.max(peaks[phase] ?? 0, rssMiB(pid));
+  loads.push(loadavg()[0]!);
+}, 200);
 const logs = server.urls.logs!;
 const headers = { "X-Scope-OrgID": TENANT };
 let wrong = 0;
@@ -344,8 +354,16 @@ try {
   console.log(`RSS idle 10 s after the queries: ${idle.toFixed(0)} MiB (target <= 500)`);
   report.figure(`${SIZE}: RSS idle after the queries`, idle, "MiB", "<= 500");
   console.log(`data dir: ${(disk / 1e6).toFixed(0)} MB = ${(disk / corpus.rawBytes).toFixed(3)} of the raw bytes (target <= 0.4), ${(disk / corpus.gzBytes).toFixed(2)}x gzip -6 (${(corpus.gzBytes / 1e6).toFixed(0)} MB, ${(corpus.gzBytes / corpus.rawBytes).toFixed(3)} of raw)`);
-  report.figure(`${SIZE}: data dir / raw bytes`, disk / corpus.rawBytes, "x", "<= 0.4", { dataDirBytes: disk, rawBytes: corpus.rawBytes, afterIngestBytes: afterIngest });
+  // where the bytes are: each entry of the data dir, and PGlite's own WAL
+  const parts: Record<string, number> = {};
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) parts[entry.name] = entry.isDirectory() ? dirBytes(join(dataDir, entry.name)) : statSync(join(dataDir, entry.name)).size;
+  if (existsSync(join(dataDir, "pgdata", "pg_wal"))) parts["pgdata/pg_wal"] = dirBytes(join(dataDir, "pgdata", "pg_wal"));
+  console.log(`data dir parts: ${Object.entries(parts).filter(([, b]) => b >= 1e6).map(([n, b]) => `${n} ${(b / 1e6).toFixed(0)} MB`).join(", ")}`);
+  report.figure(`${SIZE}: data dir / raw bytes`, disk / corpus.rawBytes, "x", "<= 0.4", { dataDirBytes: disk, rawBytes: corpus.rawBytes, afterIngestBytes: afterIngest, parts });
   report.figure(`${SIZE}: data dir / gzip -6 size`, disk / corpus.gzBytes, "x", null, { better: "lower", gzBytes: corpus.gzBytes });
+  // the machine is shared: how busy it was while this ran (1-minute load average, sampled every 200 ms)
+  console.log(`load average during the run: median ${median(loads).toFixed(2)}, max ${Math.max(...loads).toFixed(2)} (${cpus().length} cores)`);
+  report.figure("load average during the run (median of the 1-minute figure)", median(loads), "", null, { better: null, max: Math.max(...loads), cores: cpus().length });
   console.log(wrong === 0 ? "results checked: all right" : `results checked: ${wrong} WRONG`);
 } finally {
   clearInterval(sampler);
