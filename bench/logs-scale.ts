@@ -236,9 +236,11 @@ try {
       // the server may still be busy with it: wait until /ready answers again before the next figure
       const busy = performance.now();
       for (;;) {
+        if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`the server exited (${server.child.exitCode ?? server.child.signalCode}) during ${params.query}`);
         try {
           if ((await fetch(`${logs}/ready`, { signal: AbortSignal.timeout(5_000) })).status === 200) break;
         } catch { /* still busy */ }
+        await new Promise((r) => setTimeout(r, 500));
       }
       console.log(`TIMEOUT: ${params.query} after ${secs(waited)}; the server answered /ready ${secs(performance.now() - busy)} later`);
       return { ms: waited, timedOut: true };
