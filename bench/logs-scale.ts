@@ -284,6 +284,7 @@ try {
   const timedOut = new Set<string>();
   const time = (name: string, a: { ms: number; timedOut?: boolean }) => {
     (times[name] ??= []).push(a.ms);
+    console.log(`  ${name}: ${secs(a.ms)}${a.timedOut ? " (timed out)" : ""}`); // progress: one run at 3 GB takes many minutes
     if (a.timedOut) timedOut.add(name);
   };
   const probeMs: Record<string, number[]> = {};
