@@ -4,26 +4,16 @@
 // how much the process grew (RSS). Printed as a table, never asserted. An
 // attack that leaves the server unable to answer within 30 s is recorded and
 // the server restarted.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ATTACKS, sendAttack, startProbing } from "../test/fuzz/support/attacks.ts";
-import { report, startBinary, stopBinary, type Started } from "./lib.ts";
+import { report, rssMiB, startBinary, stopBinary, type Started } from "./lib.ts";
 
 const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
 if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
 const TARGET_MS = 500;
 const ATTACK_DEADLINE_MS = Number(process.env.ATTACK_DEADLINE_MS ?? 30_000);
 const args = ["serve", "--in-memory", "--http-port", "0", "--logs-port", "0", "--metrics-port", "0", "--log-level", "error"];
-
-/** resident set size of a process in MiB (Linux /proc; 0 elsewhere) */
-function rssMiB(pid: number | undefined): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 let server: Started = await startBinary(binary, args);
 const rows: string[][] = [];

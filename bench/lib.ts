@@ -2,6 +2,7 @@
 // the figures (report.figure next to each printed figure, report.save() at
 // the end: bench/results/<name>.json, see bench/report.ts).
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { benchmarkName, Report } from "./report.ts";
 
 /** this benchmark's figures, saved as bench/results/<script name>.json */
@@ -46,6 +47,23 @@ export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** the p-th percentile (0..100) by the nearest-rank method; NaN for no values */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+/** resident set size of a process in MiB (Linux /proc; 0 elsewhere) */
+export function rssMiB(pid: number | undefined): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 export interface Throughput {

@@ -16,7 +16,7 @@ import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isBuildCurrent } from "../scripts/build.ts";
 import {
-  compareResults, defaultResultsDir, describeRun, formatComparison, formatFigures, loadResults, MICRO, missedTargets, orderBenchmarks, selectBenchmarks, type BenchResult,
+  benchArgs, compareResults, defaultResultsDir, describeRun, formatComparison, formatFigures, loadResults, MICRO, missedTargets, orderBenchmarks, selectBenchmarks, type BenchResult,
 } from "./report.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -47,7 +47,7 @@ if (!flags["no-run"]) {
   if (selected.some((n) => !MICRO.has(n)) && !isBuildCurrent()) execFileSync(process.execPath, [join(root, "scripts", "build.ts")], { stdio: "inherit" });
   for (const name of selected) {
     console.log(`# ${name}.ts`);
-    const run = spawnSync(process.execPath, [join(root, "bench", `${name}.ts`)], { stdio: "inherit", env: { ...process.env, BENCH_RESULTS_DIR: out } });
+    const run = spawnSync(process.execPath, [join(root, "bench", `${name}.ts`), ...benchArgs(name, process.env)], { stdio: "inherit", env: { ...process.env, BENCH_RESULTS_DIR: out } });
     if (run.status === 0) ran.push(name);
     else {
       failed.push(name);

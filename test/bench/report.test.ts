@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
-  betterDirection, compareResults, describeRun, formatComparison, formatFigures, loadResults, makeFigure, meetsTarget, missedTargets, orderBenchmarks,
+  benchArgs, betterDirection, compareResults, describeRun, formatComparison, formatFigures, loadResults, makeFigure, meetsTarget, missedTargets, orderBenchmarks,
   parseTarget, Report, selectBenchmarks, type BenchResult, type Figure,
 } from "../../bench/report.ts";
 
@@ -181,5 +181,11 @@ describe("choosing benchmarks", () => {
     expect(selectBenchmarks(all, [])).toEqual(all);
     expect(selectBenchmarks(all, ["regex.ts", "bench/auth.ts", "first-boot"])).toEqual(["first-boot", "auth", "regex"]);
     expect(() => selectBenchmarks(all, ["auth", "nope"])).toThrow(/no such benchmark: nope/);
+  });
+
+  it("logs-scale runs at its quick size unless LOGS_SCALE_GB names one; the others get no arguments", () => {
+    expect(benchArgs("logs-scale", {})).toEqual(["--quick"]);
+    expect(benchArgs("logs-scale", { LOGS_SCALE_GB: "3" })).toEqual([]);
+    expect(benchArgs("auth", {})).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { PushRequestType } from "../../../src/apps/logstore/core/push-decode.ts"
 import { DIGITS_400 } from "./values.ts";
 
 export type Service = "dashboard" | "logs" | "metrics";
-type Urls = Record<Service, string>;
+export type Urls = Record<Service, string>;
 
 export interface Attack {
   /** the issue's finding number and what is sent */
@@ -137,10 +137,16 @@ export interface ProbeStats {
   sent: number;
   failed: string[];
   maxMs: number;
+  /** each probe's waits in ms, by probe name */
+  ms: Record<string, number[]>;
+  /** probes not sent because `maxInFlight` of their kind were still waiting */
+  skipped: number;
 }
 
+export interface Probe { name: string; service: Service; init: () => RequestInit & { path: string }; ok: (status: number) => boolean }
+
 /** what must keep answering while an attack runs: each listener, and a push from another tenant */
-const PROBES: Array<{ name: string; service: Service; init: () => RequestInit & { path: string }; ok: (status: number) => boolean }> = [
+export const PROBES: Probe[] = [
   { name: "GET /api/health", service: "dashboard", init: () => ({ path: "/api/health" }), ok: (s) => s === 200 },
   { name: "GET logs /ready", service: "logs", init: () => ({ path: "/ready" }), ok: (s) => s === 200 },
   { name: "GET metrics /ready", service: "metrics", init: () => ({ path: "/ready" }), ok: (s) => s === 200 },
@@ -151,13 +157,23 @@ const PROBES: Array<{ name: string; service: Service; init: () => RequestInit & 
 ];
 
 /** probes every `everyMs` until stop() resolves; each probe has its own deadline */
-export function startProbing(urls: Urls, options: { everyMs: number; deadlineMs: number }): { stop(): Promise<ProbeStats>; firstFailure: Promise<void> } {
-  const stats: ProbeStats = { sent: 0, failed: [], maxMs: 0 };
+export function startProbing(
+  urls: Partial<Urls>,
+  options: { everyMs: number; deadlineMs: number; probes?: Probe[]; maxInFlight?: number },
+): { stop(): Promise<ProbeStats>; firstFailure: Promise<void> } {
+  const probes = options.probes ?? PROBES;
+  const stats: ProbeStats = { sent: 0, failed: [], maxMs: 0, ms: Object.fromEntries(probes.map((p) => [p.name, []])), skipped: 0 };
+  const waiting = new Map<string, number>();
   let failedNow = () => {};
   const firstFailure = new Promise<void>((resolve) => { failedNow = resolve; });
   let running = true;
   const inFlight = new Set<Promise<void>>();
-  const once = (p: (typeof PROBES)[number]) => {
+  const once = (p: Probe) => {
+    if ((waiting.get(p.name) ?? 0) >= (options.maxInFlight ?? Infinity)) {
+      stats.skipped++;
+      return;
+    }
+    waiting.set(p.name, (waiting.get(p.name) ?? 0) + 1);
     const { path, ...init } = p.init();
     const t0 = performance.now();
     stats.sent++;
@@ -174,14 +190,17 @@ export function startProbing(urls: Urls, options: { everyMs: number; deadlineMs:
         failedNow();
       })
       .finally(() => {
-        stats.maxMs = Math.max(stats.maxMs, performance.now() - t0);
+        const ms = performance.now() - t0;
+        stats.maxMs = Math.max(stats.maxMs, ms);
+        stats.ms[p.name]!.push(ms);
+        waiting.set(p.name, waiting.get(p.name)! - 1);
         inFlight.delete(done);
       });
     inFlight.add(done);
   };
   const loop = (async () => {
     while (running) {
-      for (const p of PROBES) once(p);
+      for (const p of probes) once(p);
       await new Promise((r) => setTimeout(r, options.everyMs));
     }
   })();
