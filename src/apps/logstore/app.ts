@@ -11,10 +11,13 @@ import { createStoreApp } from "../../lib/http/store-app.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
+import { inlineRunner } from "../../lib/tasks.ts";
+import type { WorkerPool } from "../../lib/worker-pool.ts";
 import { createTokenBuckets } from "../../lib/token-bucket.ts";
 import { createLimits } from "./core/limits.ts";
 import { createLogStoreMetrics } from "./core/metrics.ts";
 import { startRetention } from "./core/retention.ts";
+import { logTasks } from "./core/scan-tasks.ts";
 import { openLogStore } from "./core/store.ts";
 import { createLogUserStats } from "./core/user-stats.ts";
 import { registerPush } from "./routes/push.ts";
@@ -28,6 +31,8 @@ export interface LogStoreDeps {
   logger: Logger;
   lifecycle: Lifecycle;
   now?: () => number;
+  /** the process's worker pool (server.ts), shared with the metrics store; absent, tasks run on this thread */
+  pool?: WorkerPool;
 }
 
 export interface LogStoreApp {
@@ -59,7 +64,9 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     early: [storeCors],
     durations,
   });
+  const runner = deps.pool ?? inlineRunner(logTasks);
   const store = await openLogStore({
+    runner,
     pg: deps.db.pg,
     logger,
     walDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-wal") : undefined,
@@ -71,9 +78,10 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const userStats = createLogUserStats(store, now);
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
   durations.registerWith(metrics.registry);
+  deps.pool?.registerMetrics(metrics.registry);
   registerStatus(app, config, metrics);
   registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size);
-  registerQueries(app, { store, limits: limits.of, tenants, now });
+  registerQueries(app, { store, limits: limits.of, tenants, now, runner });
   registerUserStats(app, userStats);
   const retention = startRetention({ store, limits: limits.of, logger, now });
   return {
