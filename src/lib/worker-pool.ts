@@ -12,7 +12,7 @@
 // The worker side (lib/task-worker.ts) runs in the worker entry module of
 // each runtime (platform/worker-entry.ts); where the entry is, is the caller's.
 import { Worker } from "node:worker_threads";
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, type Metric, type Registry } from "prom-client";
 import { reviveError, type Reply } from "./task-worker.ts";
 import { inlineRunner, type RunOptions, type TaskFn, type TaskRunner } from "./tasks.ts";
 
@@ -63,6 +63,8 @@ interface Slot {
   killTimer: ReturnType<typeof setTimeout> | undefined;
   /** the error the worker reported before it exited */
   error: unknown;
+  /** why the pool terminated it */
+  terminated: string | undefined;
 }
 
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
@@ -98,7 +100,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     entry ??= options.entry();
     const shared = new SharedArrayBuffer(4);
     const worker = new Worker(entry, { workerData: { cancelFlag: shared } });
-    const slot: Slot = { worker, flag: new Int32Array(shared), job: undefined, gone: false, killTimer: undefined, error: undefined };
+    const slot: Slot = { worker, flag: new Int32Array(shared), job: undefined, gone: false, killTimer: undefined, error: undefined, terminated: undefined };
     worker.on("message", (reply: Reply) => {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
@@ -111,14 +113,14 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     });
     worker.on("exit", (code: number) => {
       const job = slot.job;
-      const reason = slot.gone ? "terminated" : `exited with code ${code}`;
+      const cause = slot.error;
+      const reason = slot.terminated ?? (cause instanceof Error ? `failed: ${cause.message}` : `exited with code ${code}`);
       leave(slot);
-      if (job) {
-        const cause = slot.error;
-        const message = cause instanceof Error ? `worker failed running ${job.name}: ${cause.message}` : `worker ${reason} while running ${job.name}`;
-        settle(job, { error: new Error(message, { cause }) });
+      if (job) settle(job, { error: new Error(`worker ${reason} while running ${job.name}`, { cause }) });
+      if (!closed) {
+        metrics.ended.inc({ reason: slot.terminated ? "cancelled" : "died" });
+        options.onWorkerExit?.({ reason, task: job?.name });
       }
-      if (!closed) options.onWorkerExit?.({ reason: slot.error instanceof Error ? slot.error.message : reason, task: job?.name });
       dispatch();
     });
     // an idle worker does not keep the process alive
@@ -148,7 +150,14 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       let slot = slots.find((s) => !s.job && !s.gone);
       if (!slot) {
         if (slots.length >= size) return;
-        slot = spawn();
+        try {
+          slot = spawn();
+        } catch (err) {
+          // no worker can start (its entry is missing or cannot be built): the waiting tasks fail, a later one tries again
+          entry = undefined;
+          for (const job of queue.splice(0)) settle(job, { error: err });
+          return;
+        }
       }
       const job = queue.shift()!;
       slot.job = job;
@@ -170,6 +179,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     Atomics.store(slot.flag, 0, 1);
     slot.killTimer ??= setTimeout(() => {
       if (slot.gone || !slot.job) return;
+      slot.terminated = `terminated: a cancelled task did not stop within ${grace} ms`;
       leave(slot);
       void slot.worker.terminate();
       dispatch();
@@ -242,6 +252,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 interface PoolMetrics {
   run: Counter<"task">;
   failed: Counter<"task">;
+  ended: Counter<"reason">;
   inlineBusy: number;
   stats: () => PoolStats;
   registerWith(registry: Registry): void;
@@ -251,10 +262,17 @@ function poolMetrics(): PoolMetrics {
   const m: PoolMetrics = {
     run: new Counter({ name: "svc_worker_pool_tasks_total", help: "Tasks started on the worker pool, by task name.", labelNames: ["task"], registers: [] }),
     failed: new Counter({ name: "svc_worker_pool_tasks_failed_total", help: "Tasks of the worker pool that failed or were cancelled, by task name.", labelNames: ["task"], registers: [] }),
+    ended: new Counter({
+      name: "svc_worker_pool_workers_ended_total",
+      help: "Worker threads that ended while the pool ran: died (crashed, killed) or cancelled (terminated because a cancelled task did not stop); each is replaced when a task needs it.",
+      labelNames: ["reason"],
+      registers: [],
+    }),
     inlineBusy: 0,
     stats: () => ({ workers: 0, busy: 0, queued: 0 }),
     registerWith(registry) {
-      for (const metric of [m.run, m.failed, ...gauges]) registry.registerMetric(metric);
+      const all: Array<Metric<string>> = [m.run, m.failed, m.ended, ...gauges];
+      for (const metric of all) registry.registerMetric(metric);
     },
   };
   const gauge = (name: string, help: string, read: (s: PoolStats) => number) =>

@@ -6,7 +6,7 @@ import { threadId } from "node:worker_threads";
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { WorkerPool } from "../../src/lib/worker-pool.ts";
+import { createWorkerPool, type WorkerPool } from "../../src/lib/worker-pool.ts";
 import { createTaskPool } from "../../src/platform/workers.ts";
 import { useServer } from "../helpers/server.ts";
 
@@ -111,17 +111,37 @@ describe("worker pool", () => {
     const after = p.run<Echo>("selftest.echo", 1);
     ac.abort();
     expect(await aborted(stuck)).toBe("AbortError");
+    const registry = new Registry();
+    p.registerMetrics(registry);
     // the next task runs on a new worker long before the stuck one would have ended
     const next = await after;
     expect(next.value).toBe(1);
     expect(next.threadId).not.toBe(first.threadId);
     expect(p.stats().workers).toBe(1);
+    expect(await registry.metrics()).toContain('svc_worker_pool_workers_ended_total{reason="cancelled"} 1');
+  }, 60_000);
+
+  it("fails the waiting tasks with a clear message when no worker can start, and tries again later", async () => {
+    let calls = 0;
+    const p = createWorkerPool({
+      size: 1,
+      tasks: {},
+      entry: () => {
+        calls++;
+        throw new Error("the worker pool's worker for Node.js is missing");
+      },
+    });
+    pools.push(p);
+    expect(await outcome(p.run("selftest.echo", 1))).toBe("Error: the worker pool's worker for Node.js is missing");
+    expect(await outcome(p.run("selftest.echo", 2))).toBe("Error: the worker pool's worker for Node.js is missing");
+    expect(calls).toBe(2);
+    expect(p.stats()).toEqual({ workers: 0, busy: 0, queued: 0 });
   }, 60_000);
 
   it("fails the task of a worker that dies and replaces the worker", async () => {
     const p = pool(1);
     const first = await p.run<Echo>("selftest.echo", 0);
-    expect(await outcome(p.run("selftest.crash", {}))).toMatch(/^Error: worker .*selftest\.crash/);
+    expect(await outcome(p.run("selftest.crash", {}))).toMatch(/^Error: worker exited with code 70 while running selftest\.crash/);
     const next = await p.run<Echo>("selftest.echo", 1);
     expect(next.value).toBe(1);
     expect(next.threadId).not.toBe(first.threadId);
