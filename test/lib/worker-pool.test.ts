@@ -43,6 +43,31 @@ describe("worker pool", () => {
     expect(p.size).toBe(2);
   }, 60_000);
 
+  it("the event loop keeps turning while a task keeps a worker busy", async () => {
+    const p = pool(1);
+    let turns = 0;
+    const timer = setInterval(() => turns++, 10);
+    // busy on the worker until this thread has turned 20 times (or 30 s, if it never does)
+    const ac = new AbortController();
+    const spin = p.run<{ cancelled: boolean }>("selftest.spin", { maxMs: 30_000 }, { signal: ac.signal }).then(
+      (r) => r,
+      () => ({ cancelled: true }),
+    );
+    const turned = await new Promise<boolean>((resolve) => {
+      const check = setInterval(() => {
+        if (turns >= 20) resolve(true);
+        else if (p.stats().busy === 0) resolve(false);
+        else return;
+        clearInterval(check);
+      }, 10);
+    });
+    clearInterval(timer);
+    expect(turned).toBe(true);
+    expect(p.stats().busy).toBe(1);
+    ac.abort();
+    expect(await spin).toEqual({ cancelled: true });
+  }, 60_000);
+
   it("runs tasks in parallel, up to its size", async () => {
     const p = pool(2);
     // each task waits until both have started: they only meet if they run at once
