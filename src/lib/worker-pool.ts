@@ -74,7 +74,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   let inline: TaskRunner | undefined;
   if (size === 0) inline = inlineRunner(options.tasks);
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  const queue = new JobQueue();
   let nextId = 1;
   let closed = false;
   let entry: URL | string | undefined;
@@ -82,7 +82,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const stats = (): PoolStats => ({
     workers: slots.length,
     busy: inline ? metrics.inlineBusy : slots.filter((s) => s.job).length,
-    queued: queue.length,
+    queued: queue.size,
   });
   metrics.stats = stats;
 
@@ -146,7 +146,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   };
 
   const dispatch = () => {
-    while (queue.length > 0 && !closed) {
+    while (queue.size > 0 && !closed) {
       let slot = slots.find((s) => !s.job && !s.gone);
       if (!slot) {
         if (slots.length >= size) return;
@@ -155,11 +155,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         } catch (err) {
           // no worker can start (its entry is missing or cannot be built): the waiting tasks fail, a later one tries again
           entry = undefined;
-          for (const job of queue.splice(0)) settle(job, { error: err });
+          for (const job of queue.drain()) settle(job, { error: err });
           return;
         }
       }
-      const job = queue.shift()!;
+      const job = queue.take()!;
       slot.job = job;
       Atomics.store(slot.flag, 0, 0);
       slot.worker.ref();
@@ -212,9 +212,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       if (signal?.aborted) return Promise.reject(signal.reason);
       return new Promise<T>((resolve, reject) => {
         const onAbort = () => {
-          const i = queue.indexOf(job);
-          if (i >= 0) queue.splice(i, 1);
-          else {
+          // a waiting task just leaves the queue; a running one is told to stop
+          if (!queue.remove(job)) {
             const slot = slots.find((s) => s.job === job);
             if (slot) cancelRunning(slot);
           }
@@ -238,7 +237,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) settle(job, { error: new Error("the worker pool is closed") });
+      for (const job of queue.drain()) settle(job, { error: new Error("the worker pool is closed") });
       const leaving = slots.splice(0).map((slot) => {
         slot.gone = true;
         clearTimeout(slot.killTimer);
@@ -247,6 +246,62 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       await Promise.all(leaving);
     },
   };
+}
+
+/**
+ * The waiting tasks, first in first out, in O(1) per task: a query may queue
+ * thousands (a task per chunk) and cancel them all at once. A removed task
+ * stays in the array, marked, and is skipped when its turn comes.
+ */
+class JobQueue {
+  #items: Array<Job | undefined> = [];
+  #head = 0;
+  #queued = new Set<Job>();
+
+  get size(): number {
+    return this.#queued.size;
+  }
+
+  push(job: Job): void {
+    this.#items.push(job);
+    this.#queued.add(job);
+  }
+
+  take(): Job | undefined {
+    while (this.#head < this.#items.length) {
+      const job = this.#items[this.#head];
+      this.#items[this.#head++] = undefined;
+      if (job && this.#queued.delete(job)) {
+        this.#compact();
+        return job;
+      }
+    }
+    this.#compact();
+    return undefined;
+  }
+
+  /** true when the task was waiting (it will not run) */
+  remove(job: Job): boolean {
+    return this.#queued.delete(job);
+  }
+
+  drain(): Job[] {
+    const jobs = [...this.#queued];
+    this.#items = [];
+    this.#head = 0;
+    this.#queued.clear();
+    return jobs;
+  }
+
+  #compact(): void {
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+  }
 }
 
 interface PoolMetrics {

@@ -128,6 +128,25 @@ describe("worker pool", () => {
     expect(next.threadId).toBe(first.threadId);
   }, 60_000);
 
+  it("cancels thousands of queued tasks at once and keeps the order of the rest", async () => {
+    const p = pool(1);
+    const busy = new AbortController();
+    const spin = outcome(p.run("selftest.spin", { maxMs: 50_000 }, { signal: busy.signal }));
+    const cancel = new AbortController();
+    const all = Array.from({ length: 5000 }, (_, i) =>
+      p.run<Echo<number>>("selftest.echo", i, i % 2 === 0 ? { signal: cancel.signal } : {}).then((e) => e.value, (e: Error) => e.name),
+    );
+    expect(p.stats().queued).toBe(5000);
+    cancel.abort();
+    expect(p.stats().queued).toBe(2500);
+    busy.abort();
+    expect(await spin).toMatch(/^AbortError/);
+    const answers = await Promise.all(all);
+    expect(answers.filter((a) => a === "AbortError").length).toBe(2500);
+    expect(answers.filter((a) => typeof a === "number")).toEqual(Array.from({ length: 2500 }, (_, i) => 2 * i + 1));
+    expect(p.stats()).toMatchObject({ busy: 0, queued: 0 });
+  }, 60_000);
+
   it("terminates and replaces the worker of a cancelled task that does not stop", async () => {
     const p = pool(1, 200);
     const first = await p.run<Echo>("selftest.echo", 0);
