@@ -52,7 +52,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   /** background work of the apps, stopped (and flushed) before the database closes; the pool goes last */
   const closers: Array<() => Promise<void>> = [];
   try {
-    const deps = { config, db, logger, lifecycle, pool };
+    const deps = { config, db, logger, lifecycle, runner: pool };
     const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, ...options });
     closers.push(dashboard.close);
     const apps: Array<[ServiceName, number, FetchHandler]> = [["dashboard", config.dashboard.http_port, dashboard.app.fetch]];

@@ -41,6 +41,11 @@ export interface WorkerPool extends TaskRunner {
   stats(): PoolStats;
 }
 
+/** adds the pool's metrics to a store's registry when its runner is a worker pool (not an inline runner) */
+export function registerPoolMetrics(runner: TaskRunner | undefined, registry: Registry): void {
+  if (runner && "registerMetrics" in runner && typeof runner.registerMetrics === "function") (runner as WorkerPool).registerMetrics(registry);
+}
+
 interface Job {
   id: number;
   name: string;

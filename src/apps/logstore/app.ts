@@ -11,13 +11,12 @@ import { createStoreApp } from "../../lib/http/store-app.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
-import { inlineRunner } from "../../lib/tasks.ts";
-import type { WorkerPool } from "../../lib/worker-pool.ts";
+import type { TaskRunner } from "../../lib/tasks.ts";
 import { createTokenBuckets } from "../../lib/token-bucket.ts";
+import { registerPoolMetrics } from "../../lib/worker-pool.ts";
 import { createLimits } from "./core/limits.ts";
 import { createLogStoreMetrics } from "./core/metrics.ts";
 import { startRetention } from "./core/retention.ts";
-import { logTasks } from "./core/scan-tasks.ts";
 import { openLogStore } from "./core/store.ts";
 import { createLogUserStats } from "./core/user-stats.ts";
 import { registerPush } from "./routes/push.ts";
@@ -31,8 +30,8 @@ export interface LogStoreDeps {
   logger: Logger;
   lifecycle: Lifecycle;
   now?: () => number;
-  /** the process's worker pool (server.ts), shared with the metrics store; absent, tasks run on this thread */
-  pool?: WorkerPool;
+  /** runs the log store's tasks (scan-tasks.ts); default: on this thread */
+  runner?: TaskRunner | undefined;
 }
 
 export interface LogStoreApp {
@@ -64,12 +63,11 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     early: [storeCors],
     durations,
   });
-  const runner = deps.pool ?? inlineRunner(logTasks);
   const store = await openLogStore({
-    runner,
     pg: deps.db.pg,
     logger,
     walDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-wal") : undefined,
+    runner: deps.runner,
     now,
   });
   const limits = createLimits(config.logs, logger);
@@ -78,10 +76,11 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const userStats = createLogUserStats(store, now);
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
   durations.registerWith(metrics.registry);
-  deps.pool?.registerMetrics(metrics.registry);
+  // the process's worker pool (server.ts) shows in the store's /metrics
+  registerPoolMetrics(deps.runner, metrics.registry);
   registerStatus(app, config, metrics);
   registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size);
-  registerQueries(app, { store, limits: limits.of, tenants, now, runner });
+  registerQueries(app, { store, limits: limits.of, tenants, now, runner: deps.runner });
   registerUserStats(app, userStats);
   const retention = startRetention({ store, limits: limits.of, logger, now });
   return {

@@ -67,8 +67,8 @@ export interface StoreOptions {
   chunkTargetBytes?: number;
   /** age at which a head is cut whatever its size (default 5 minutes) */
   chunkMaxAgeMs?: number;
-  /** runs tasks (encoding chunks) off the event loop: the process's worker pool; absent, on this thread */
-  runner?: TaskRunner;
+  /** runs the "encodeChunk" task (default: on this thread); the store does not close it */
+  runner?: TaskRunner | undefined;
 }
 
 export interface LogStore {

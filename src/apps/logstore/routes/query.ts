@@ -18,8 +18,8 @@ export interface QueryDeps {
   limits: (tenant: string) => Limits;
   tenants: TenantOptions;
   now: () => number;
-  /** runs query tasks (scan-tasks.ts) off the event loop: the process's worker pool */
-  runner: TaskRunner;
+  /** where chunk scans run (the worker pool); this thread when absent */
+  runner?: TaskRunner | undefined;
 }
 
 const bad = (message: string) => new ApiError(400, message);
