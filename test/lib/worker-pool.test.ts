@@ -28,8 +28,8 @@ const outcome = (promise: Promise<unknown>) =>
     () => "resolved",
     (err: unknown) => `${(err as Error).name}: ${(err as Error).message}`,
   );
-// (not `await expect(promise).rejects`: under bun test it waits for a pending
-// promise without delivering the workers' messages, and hangs)
+// (not `await expect(promise).rejects`: under bun test it hangs on a promise
+// settled by a worker's reply, oven-sh/bun#37189; see test/README.md)
 const aborted = async (promise: Promise<unknown>) => (await outcome(promise)).split(":")[0];
 
 describe("worker pool", () => {
