@@ -13,6 +13,7 @@ import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { TaskRunner } from "../../lib/tasks.ts";
 import { createTokenBuckets } from "../../lib/token-bucket.ts";
+import { registerPoolMetrics } from "../../lib/worker-pool.ts";
 import { createLimits } from "./core/limits.ts";
 import { createLogStoreMetrics } from "./core/metrics.ts";
 import { startRetention } from "./core/retention.ts";
@@ -77,9 +78,11 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const userStats = createLogUserStats(store, now);
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
   durations.registerWith(metrics.registry);
+  // the process's worker pool (server.ts) shows in the store's /metrics
+  registerPoolMetrics(deps.runner, metrics.registry);
   registerStatus(app, config, metrics);
   registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size);
-  registerQueries(app, { store, limits: limits.of, tenants, now });
+  registerQueries(app, { store, limits: limits.of, tenants, now, runner: deps.runner });
   registerUserStats(app, userStats);
   const retention = startRetention({ store, limits: limits.of, logger, now });
   return {

@@ -5,6 +5,7 @@ import type { Context, Hono } from "hono";
 import { boundedMemo } from "../../../lib/bounded-memo.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { queryParams } from "../../../lib/http/query.ts";
+import type { TaskRunner } from "../../../lib/tasks.ts";
 import type { Limits } from "../core/limits.ts";
 import { formatValue, runLogQuery, runMetricQuery, selectStreams, stepsOf, type Series, type Source, type StreamResult } from "../core/logql/evaluate.ts";
 import { parseLogQL, parseSelector, type LogQuery, type Matcher } from "../core/logql/parse.ts";
@@ -17,6 +18,8 @@ export interface QueryDeps {
   limits: (tenant: string) => Limits;
   tenants: TenantOptions;
   now: () => number;
+  /** where chunk scans run (the worker pool); this thread when absent */
+  runner?: TaskRunner | undefined;
 }
 
 const bad = (message: string) => new ApiError(400, message);
