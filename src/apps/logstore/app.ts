@@ -11,10 +11,12 @@ import { createStoreApp } from "../../lib/http/store-app.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
+import { inlineRunner } from "../../lib/tasks.ts";
 import { createTokenBuckets } from "../../lib/token-bucket.ts";
 import { createLimits } from "./core/limits.ts";
 import { createLogStoreMetrics } from "./core/metrics.ts";
 import { startRetention } from "./core/retention.ts";
+import { logTasks } from "./core/scan-tasks.ts";
 import { openLogStore } from "./core/store.ts";
 import { createLogUserStats } from "./core/user-stats.ts";
 import { registerPush } from "./routes/push.ts";
@@ -73,7 +75,8 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   durations.registerWith(metrics.registry);
   registerStatus(app, config, metrics);
   registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size);
-  registerQueries(app, { store, limits: limits.of, tenants, now });
+  // chunk scans: on this thread until the worker pool is passed in here
+  registerQueries(app, { store, limits: limits.of, tenants, now, runner: inlineRunner(logTasks), maxConcurrent: config.logs.querier.max_concurrent });
   registerUserStats(app, userStats);
   const retention = startRetention({ store, limits: limits.of, logger, now });
   return {
