@@ -3,7 +3,7 @@
 // bundle dist/outpost.mjs.
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { buildAdmin } from "./build-admin.ts";
 import { ensureSeed } from "./gen-seed.ts";
 import { distDir, genDir, pgliteDist, root } from "./paths.ts";
@@ -17,6 +17,9 @@ function commit(): string {
   }
 }
 
+/** the worker pool's worker (src/platform/workers.ts), an entry point of each build */
+const taskWorkerEntry = join(root, "src", "platform", "worker-entry.ts");
+
 /** The compiled binary's entry: file imports make Bun embed each file. */
 function writeCompiledEntry(seed: string, adminDir: string): string {
   const adminPaths = [...readAdminDir(adminDir).keys()];
@@ -28,7 +31,11 @@ function writeCompiledEntry(seed: string, adminDir: string): string {
     `import seed from ${JSON.stringify(seed)} with { type: "file" };`,
     ...adminPaths.map((p, i) => `import admin${i} from ${JSON.stringify(join(adminDir, p))} with { type: "file" };`),
     `import { registerCompiledFiles } from ${JSON.stringify(join(root, "src", "platform", "compiled.ts"))};`,
-    "registerCompiledFiles({ pgliteWasm, initdbWasm, pgliteData, seed, admin: {",
+    // the worker is an entry point of the executable of its own (see build()),
+    // embedded at its source path below the entries' common folder (the
+    // repository); Bun finds it from that name
+    `const taskWorker = new URL(${JSON.stringify("./" + relative(root, taskWorkerEntry))}, import.meta.url);`,
+    "registerCompiledFiles({ pgliteWasm, initdbWasm, pgliteData, seed, taskWorker, admin: {",
     ...adminPaths.map((p, i) => `  ${JSON.stringify(p)}: admin${i},`),
     "} });",
     "// loaded after registering, so PGlite's WASM compiles while the program loads",
@@ -55,15 +62,16 @@ export async function build(): Promise<void> {
   bun([
     // --bytecode: the program's code ships precompiled to JavaScriptCore
     // bytecode, so starting skips parsing ~3 MB of JavaScript
-    entry, "--compile", "--bytecode", "--format", "esm", "--minify", "--sourcemap", "--outfile", binary, "--define", define,
+    entry, taskWorkerEntry, "--compile", "--bytecode", "--format", "esm", "--minify", "--sourcemap", "--outfile", binary, "--define", define,
     "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig",
   ]);
   bun([
     join(root, "src", "platform", "entry-node.ts"), "--target", "node", "--format", "esm",
     "--outfile", join(distDir, "outpost.mjs"), "--define", define, "--external", "@electric-sql/pglite",
   ]);
+  bun([taskWorkerEntry, "--target", "node", "--format", "esm", "--outfile", outputs.nodeWorker, "--define", define]);
   const mb = (p: string) => (statSync(p).size / 1e6).toFixed(1);
-  console.log(`built dist/outpost (${mb(binary)} MB) and dist/outpost.mjs in ${Math.round(performance.now() - started)} ms`);
+  console.log(`built dist/outpost (${mb(binary)} MB) and dist/outpost.mjs (worker: dist/outpost-worker.mjs) in ${Math.round(performance.now() - started)} ms`);
 }
 
 /** newest modification time among the build's inputs */
@@ -76,9 +84,9 @@ function newestInput(): number {
   return Math.max(...["src", "web-admin/src", "scripts", "package.json", "package-lock.json"].map((p) => walk(join(root, p))));
 }
 
-export const outputs = { binary: join(distDir, "outpost"), nodeBundle: join(distDir, "outpost.mjs") };
+export const outputs = { binary: join(distDir, "outpost"), nodeBundle: join(distDir, "outpost.mjs"), nodeWorker: join(distDir, "outpost-worker.mjs") };
 
-/** true when both outputs exist and are newer than every input */
+/** true when every output exists and are newer than every input */
 export function isBuildCurrent(): boolean {
   const newest = newestInput();
   return Object.values(outputs).every((p) => existsSync(p) && statSync(p).mtimeMs >= newest);

@@ -7,6 +7,7 @@ import { createLifecycle, type Lifecycle } from "./lib/lifecycle.ts";
 import type { Logger } from "./lib/logger.ts";
 import { adminFiles } from "./platform/embedded.ts";
 import { listen, timeoutLimits, type FetchHandler, type Listener } from "./platform/listen.ts";
+import { createTaskPool } from "./platform/workers.ts";
 
 export type ServiceName = "dashboard" | "logs" | "metrics" | "logs proxy";
 
@@ -46,10 +47,12 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   }
   const [modules, admin] = loaded.value;
   const listeners: Array<[ServiceName, Listener]> = [];
-  /** background work of the apps, stopped (and flushed) before the database closes */
+  // one pool of worker threads for the process (queries, chunk encoding), started on the first task
+  const pool = createTaskPool({ threads: config.server.worker_threads, logger });
+  /** background work of the apps, stopped (and flushed) before the database closes; the pool goes last */
   const closers: Array<() => Promise<void>> = [];
   try {
-    const deps = { config, db, logger, lifecycle };
+    const deps = { config, db, logger, lifecycle, runner: pool };
     const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, ...options });
     closers.push(dashboard.close);
     const apps: Array<[ServiceName, number, FetchHandler]> = [["dashboard", config.dashboard.http_port, dashboard.app.fetch]];
@@ -80,7 +83,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
     }
   } catch (err) {
     await Promise.all(listeners.map(([, l]) => l.close(true)));
-    await closeAll(closers, logger);
+    await closeAll([...closers, pool.close], logger);
     await db.close();
     throw err;
   }
@@ -102,7 +105,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       // idle keep-alive connections would otherwise hold the listeners open
       await Promise.race([closing, delay(drained ? 1_000 : 0)]);
       await Promise.all(listeners.map(([, l]) => l.close(true)));
-      await closeAll(closers, logger);
+      await closeAll([...closers, pool.close], logger);
       await db.close();
       lifecycle.markStopped();
     })();

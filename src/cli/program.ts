@@ -4,6 +4,7 @@ import { VERSION } from "../version.ts";
 import { registerAdmin } from "./admin.ts";
 import { registerCerts } from "./certs.ts";
 import { registerSecrets } from "./secrets.ts";
+import { registerSelftest } from "./selftest.ts";
 import { registerServe } from "./serve.ts";
 import { registerVersion } from "./version.ts";
 
@@ -23,5 +24,6 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
   registerAdmin(program, env);
   registerCerts(program);
   registerSecrets(program, env);
+  registerSelftest(program);
   return program;
 }

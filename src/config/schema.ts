@@ -68,6 +68,7 @@ export const configSchema = type({
     max_request_body_size: size,
     max_recv_msg_size: positiveSize,
     shutdown_timeout: duration,
+    worker_threads: type("'auto' | number.integer >= 0").describe("auto, 0 or a whole number of threads"),
     http_idle_timeout: duration,
     http_read_timeout: duration,
     http_write_timeout: duration,

@@ -8,6 +8,8 @@ export interface CompiledFiles {
   initdbWasm: string;
   pgliteData: string;
   seed: string;
+  /** the worker pool's worker entry, embedded as an entry point of its own */
+  taskWorker: URL;
   /** URL path -> embedded file path */
   admin: Record<string, string>;
 }
@@ -26,6 +28,7 @@ export function registerCompiledFiles(files: CompiledFiles): void {
       fsBundle: Bun.file(files.pgliteData),
     }),
     seed: async () => Bun.file(files.seed),
+    taskWorker: files.taskWorker,
     admin: async () =>
       new Map(await Promise.all(Object.entries(files.admin).map(async ([p, f]) => [p, await Bun.file(f).bytes()] as const))),
   });

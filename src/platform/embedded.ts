@@ -18,6 +18,8 @@ export interface EmbeddedAssets {
   seed?: () => Promise<Blob | undefined>;
   /** admin page files keyed by URL path ("/index.html") */
   admin?: () => Promise<Map<string, Uint8Array>>;
+  /** the worker pool's worker entry as this build ships it (platform/workers.ts) */
+  taskWorker?: URL;
 }
 
 let registered: EmbeddedAssets = {};
@@ -34,6 +36,11 @@ export const devAdminDir = join(repoRoot, "web-admin", "dist");
 
 export async function pgliteAssets(needs: { initdb: boolean }): Promise<PGliteAssets | undefined> {
   return registered.pglite?.(needs);
+}
+
+/** the build's worker entry; undefined when running from the source tree */
+export function embeddedTaskWorker(): URL | undefined {
+  return registered.taskWorker;
 }
 
 export async function seedDataDir(): Promise<Blob | undefined> {

@@ -65,6 +65,15 @@ describe("dist/outpost (compiled binary)", () => {
     expect(server.stderr()).toMatch(/msg="stopped cleanly"/);
   }, 120_000);
 
+  it("starts the worker pool's worker it embeds (outpost selftest), alone in its folder", () => {
+    const r = runToExit(binary, ["selftest"], { cwd: folder });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const answer = JSON.parse(r.stdout) as { runtime: string; mainThread: number; workerThread: number };
+    expect(answer.runtime).toMatch(/^bun /);
+    expect(answer.workerThread).not.toBe(answer.mainThread);
+  }, 60_000);
+
   it("kill -TERM and restart loses nothing", async () => {
     const admin = { Authorization: `Basic ${btoa("admin:admin")}`, "Content-Type": "application/json" };
     const first = await start();

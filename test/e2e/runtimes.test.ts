@@ -2,7 +2,7 @@
 // runs the bundle dist/outpost.mjs.
 import { describe, expect, it } from "vitest";
 import { denoBin, nodeBundle, repoRoot } from "../helpers/paths.ts";
-import { freePortArgs, startChild } from "../helpers/process.ts";
+import { freePortArgs, runToExit, startChild } from "../helpers/process.ts";
 import { ensureBuilt } from "../helpers/build.ts";
 import { expectRe2 } from "../helpers/re2-probe.ts";
 
@@ -37,5 +37,20 @@ describe("other runtimes", () => {
     } finally {
       expect(await server.stop("SIGTERM")).toBe(0);
     }
+  }, 90_000);
+
+  // the worker pool's worker on each: Deno loads the TypeScript entry, the
+  // Node.js bundle runs dist/outpost-worker.mjs built beside it
+  const selftests: Array<[string, string, string[], RegExp]> = [
+    ["deno run src/main.ts", denoBin, ["run", "-A", "src/main.ts", "selftest"], /^deno /],
+    ["node dist/outpost.mjs", "node", [nodeBundle, "selftest"], /^node /],
+  ];
+  for (const [name, command, args, runtime] of selftests) it(`${name} selftest runs a task on a worker thread`, () => {
+    if (command === "node") ensureBuilt();
+    const r = runToExit(command, args, { cwd: repoRoot, timeoutMs: 60_000 });
+    expect(r.status).toBe(0);
+    const answer = JSON.parse(r.stdout) as { runtime: string; mainThread: number; workerThread: number };
+    expect(answer.runtime).toMatch(runtime);
+    expect(answer.workerThread).not.toBe(answer.mainThread);
   }, 90_000);
 });

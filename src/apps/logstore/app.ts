@@ -11,12 +11,12 @@ import { createStoreApp } from "../../lib/http/store-app.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
-import { inlineRunner } from "../../lib/tasks.ts";
+import type { TaskRunner } from "../../lib/tasks.ts";
 import { createTokenBuckets } from "../../lib/token-bucket.ts";
+import { registerPoolMetrics } from "../../lib/worker-pool.ts";
 import { createLimits } from "./core/limits.ts";
 import { createLogStoreMetrics } from "./core/metrics.ts";
 import { startRetention } from "./core/retention.ts";
-import { logTasks } from "./core/scan-tasks.ts";
 import { openLogStore } from "./core/store.ts";
 import { createLogUserStats } from "./core/user-stats.ts";
 import { registerPush } from "./routes/push.ts";
@@ -30,6 +30,8 @@ export interface LogStoreDeps {
   logger: Logger;
   lifecycle: Lifecycle;
   now?: () => number;
+  /** runs the log store's tasks (scan-tasks.ts); default: on this thread */
+  runner?: TaskRunner | undefined;
 }
 
 export interface LogStoreApp {
@@ -65,6 +67,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     pg: deps.db.pg,
     logger,
     walDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-wal") : undefined,
+    runner: deps.runner,
     now,
   });
   const limits = createLimits(config.logs, logger);
@@ -73,10 +76,11 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const userStats = createLogUserStats(store, now);
   const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
   durations.registerWith(metrics.registry);
+  // the process's worker pool (server.ts) shows in the store's /metrics
+  registerPoolMetrics(deps.runner, metrics.registry);
   registerStatus(app, config, metrics);
   registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size);
-  // chunk scans: on this thread until the worker pool is passed in here
-  registerQueries(app, { store, limits: limits.of, tenants, now, runner: inlineRunner(logTasks), maxConcurrent: config.logs.querier.max_concurrent });
+  registerQueries(app, { store, limits: limits.of, tenants, now, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent });
   registerUserStats(app, userStats);
   const retention = startRetention({ store, limits: limits.of, logger, now });
   return {

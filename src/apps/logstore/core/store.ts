@@ -5,6 +5,7 @@
 // the write-ahead log is replayed past what the chunks already hold.
 import type { PGlite } from "@electric-sql/pglite";
 import type { Logger } from "../../../lib/logger.ts";
+import type { TaskRunner } from "../../../lib/tasks.ts";
 import { decodeChunk, encodeChunk, tsText, type Entry } from "./chunks.ts";
 import type { ChunkSource } from "./columns.ts";
 import { streamKey } from "./labels.ts";
@@ -66,6 +67,8 @@ export interface StoreOptions {
   chunkTargetBytes?: number;
   /** age at which a head is cut whatever its size (default 5 minutes) */
   chunkMaxAgeMs?: number;
+  /** runs the "encodeChunk" task (default: on this thread); the store does not close it */
+  runner?: TaskRunner | undefined;
 }
 
 export interface LogStore {
