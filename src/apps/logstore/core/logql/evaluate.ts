@@ -54,6 +54,23 @@ function pacer(signal: AbortSignal | undefined) {
   };
 }
 
+/**
+ * Where a stored chunk's bytes are, asked one chunk at a time with a turn of
+ * the event loop between (process-wide): a chunk kept in PGlite is read on this
+ * thread, and reads queued there run back to back without letting a request
+ * in, so a query with several scans in flight would hold the loop for all of
+ * them at once.
+ */
+let sourceTurn: Promise<unknown> = Promise.resolve();
+function chunkSourceInTurn(store: LogStore, chunk: ChunkMeta) {
+  const read = sourceTurn.then(async () => {
+    await nextTurn();
+    return store.chunkSource(chunk);
+  });
+  sourceTurn = read.catch(() => {});
+  return read;
+}
+
 /** Loki's series limit error (logqlmodel.NewSeriesLimitError) */
 export const seriesLimitError = (limit: number) =>
   new ApiError(
@@ -189,7 +206,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
       // without the query's text (a query built by hand) stored chunks are read here, as before
       if (!chunk || text === undefined || run.to < from || run.from >= to) return run;
       return ahead.add(run, async () => {
-        const source = await src.store.chunkSource(chunk);
+        const source = await chunkSourceInTurn(src.store, chunk);
         if (!source) return [];
         const input: LogScanInput = { source, query: text, labels: s.labels, from, to, limit, backward, maxTemplateOutput: src.maxTemplateOutput };
         try {
@@ -298,7 +315,7 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
       const chunk = run.chunk;
       if (chunk && text !== undefined) {
         jobs.push(async () => {
-          const source = await src.store.chunkSource(chunk);
+          const source = await chunkSourceInTurn(src.store, chunk);
           if (!source) return;
           const input: MetricScanInput = {
             source, query: text, labels: s.labels, from, to, steps: stepTimes, rangeMs: r.rangeMs, grouping, maxSeries: src.maxSeries, maxTemplateOutput: src.maxTemplateOutput,
