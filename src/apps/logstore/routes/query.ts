@@ -104,11 +104,14 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   /** the strictest limit among the tenants of a query */
   const limitOf = <K extends keyof Limits>(tenants: string[], key: K): Limits[K] =>
     tenants.map((t) => deps.limits(t)[key]).reduce((a, b) => (b < a ? b : a));
+  /** the strictest of a limit where 0 means none: the smallest set one, or 0 when no tenant sets one */
+  const strictestSet = (tenants: string[], key: "query_timeout" | "max_query_series" | "max_outstanding_per_tenant"): number =>
+    tenants.map((t) => deps.limits(t)[key]).reduce((a, b) => (a > 0 && (b <= 0 || a <= b) ? a : b));
 
   /** templates render at most the tenants' (strictest) max_line_size; without one, the template's default */
   const sourceOf = (tenants: string[], signal?: AbortSignal): Source => {
     const sizes = tenants.map((t) => deps.limits(t).max_line_size).filter((n) => n > 0);
-    const maxSeries = limitOf(tenants, "max_query_series");
+    const maxSeries = strictestSet(tenants, "max_query_series");
     return {
       store: deps.store,
       tenants,
@@ -124,12 +127,12 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
    * its tasks are aborted and the answer is the real store's 504.
    */
   const limited = async <T>(tenants: string[], run: (src: Source) => Promise<T>): Promise<T> => {
-    const timeout = limitOf(tenants, "query_timeout");
+    const timeout = strictestSet(tenants, "query_timeout");
     const ctl = new AbortController();
     const timeoutError = new ApiError(504, QUERY_TIMEOUT_MESSAGE);
     const timer = timeout > 0 ? setTimeout(() => ctl.abort(timeoutError), timeout) : undefined;
     try {
-      return await queue.run(tenants.join("|"), limitOf(tenants, "max_outstanding_per_tenant"), ctl.signal, () => run(sourceOf(tenants, ctl.signal)));
+      return await queue.run(tenants.join("|"), strictestSet(tenants, "max_outstanding_per_tenant"), ctl.signal, () => run(sourceOf(tenants, ctl.signal)));
     } catch (err) {
       if (err instanceof TooManyOutstandingError) throw new ApiError(429, err.message);
       if (ctl.signal.aborted) throw timeoutError;
