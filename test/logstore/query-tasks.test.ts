@@ -205,4 +205,42 @@ describe("log store: queries as chunk tasks give the answers of reading every en
       await db.close();
     }
   }, 60_000);
+
+  it("a chunk whose scan fails with ChunkCorruptError is skipped and reported; the other chunks answer", async () => {
+    const db = await openDatabase({ dataDir: undefined, logger: silentLogger });
+    try {
+      const now = Date.UTC(2026, 0, 1);
+      const store = await openLogStore({ pg: db.pg, logger: silentLogger, walDir: undefined, now: () => now, chunkTargetBytes: 200 });
+      const stream = await store.stream("t", { job: "c" });
+      const base = BigInt(now) * 1_000_000n;
+      for (let k = 0; k < 10; k++) store.append("t", [{ stream, entries: Array.from({ length: 20 }, (_, i) => ({ ts: base + BigInt(k * 20 + i), line: `chunk ${k} line ${i}` })) }]);
+      await store.flush(true);
+      expect(stream.chunks).toHaveLength(10);
+      const bad = stream.chunks[4]!;
+      const reported: Array<[number, string]> = [];
+      Object.assign(store, { reportCorrupt: (chunk: { id: number }, reason: string) => reported.push([chunk.id, reason]) });
+      const runner: TaskRunner = {
+        size: 1,
+        async run<T>(name: string, input: unknown): Promise<T> {
+          const { source } = input as { source: { kind: string; bytes?: Uint8Array } };
+          const mine = await store.chunkSource(bad);
+          if (source.kind === "bytes" && mine?.kind === "bytes" && Buffer.compare(Buffer.from(source.bytes!), Buffer.from(mine.bytes)) === 0) {
+            throw Object.assign(new Error("chunk checksum mismatch"), { name: "ChunkCorruptError" });
+          }
+          return logTasks[name]!(input, { cancelled: () => false }).result as T;
+        },
+        async close() {},
+      };
+      const src: Source = { store, tenants: ["t"], runner };
+      const lines = (await runLogQuery(src, parseLogQL('{job="c"}') as LogQuery, base, base + 1000n, 1000, false)).flatMap((r) => r.values.map((v) => v[1]));
+      expect(lines).toHaveLength(180);
+      expect(lines.some((l) => l.startsWith("chunk 4 "))).toBe(false);
+      const counted = await runMetricQuery(src, parseLogQL('sum(count_over_time({job="c"}[1s]))') as MetricQuery, [now + 1]);
+      expect(counted.map((s) => s.points.get(now + 1))).toEqual([180]);
+      expect(reported).toEqual([[bad.id, "chunk checksum mismatch"], [bad.id, "chunk checksum mismatch"]]);
+      await store.close();
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
 });
