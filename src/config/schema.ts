@@ -110,7 +110,13 @@ export const configSchema = type({
       reject_old_samples_max_age: duration,
       max_query_length: duration,
       max_entries_limit_per_query: type("number.integer >= 0").describe("a whole number"),
+      query_timeout: duration,
+      max_query_series: count,
+      max_outstanding_per_tenant: count,
       retention_period: duration,
+    },
+    querier: {
+      max_concurrent: type("number.integer >= 1").describe("a positive whole number"),
     },
     runtime_config_file: "string",
     runtime_config_reload_period: duration,

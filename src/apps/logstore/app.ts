@@ -82,7 +82,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   registerPoolMetrics(deps.runner, metrics.registry);
   registerStatus(app, config, metrics);
   registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size);
-  registerQueries(app, { store, limits: limits.of, tenants, now, runner: deps.runner });
+  registerQueries(app, { store, limits: limits.of, tenants, now, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent });
   registerUserStats(app, userStats);
   const retention = startRetention({ store, limits: limits.of, logger, now });
   return {

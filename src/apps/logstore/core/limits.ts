@@ -21,6 +21,7 @@ const CONVERTERS: Converters<Limits> = {
   max_line_size: sizeValue,
   reject_old_samples_max_age: durationValue,
   max_query_length: durationValue,
+  query_timeout: durationValue,
   retention_period: durationValue,
 };
 

@@ -5,7 +5,9 @@
 // therefore costs in proportion to the entries it visits, not to the lines in
 // its time range, the way the real product's heap iterator over chunk
 // iterators works.
+import { setImmediate } from "node:timers";
 import type { Entry } from "./chunks.ts";
+import type { ChunkMeta } from "./store.ts";
 
 /** one time-ordered run of a stream's entries */
 export interface Run {
@@ -20,6 +22,15 @@ export interface Run {
    * half seen) and copied before the merge waits
    */
   live?: boolean;
+  /** the stored chunk it reads, when it is one (queries scan those in tasks, off the event loop) */
+  chunk?: ChunkMeta;
+}
+
+export interface MergeOptions {
+  /** stops the merge (it throws the signal's reason) */
+  signal?: AbortSignal | undefined;
+  /** the longest the merge reads before letting other work run (ms; default 8) */
+  sliceMs?: number | undefined;
 }
 
 /** the runs of one stream, in their rank order (the order their equal timestamps are read forward) */
@@ -67,7 +78,17 @@ function keepWindow(c: Cursor, backward: boolean): void {
  * reverse of that backward — the order a stable sort by time of the lanes'
  * entries gives.
  */
-export async function mergeLanes(lanes: readonly Lane[], from: bigint, to: bigint, backward: boolean, visit: (lane: number, e: Entry) => boolean): Promise<void> {
+export async function mergeLanes(
+  lanes: readonly Lane[],
+  from: bigint,
+  to: bigint,
+  backward: boolean,
+  visit: (lane: number, e: Entry) => boolean,
+  options: MergeOptions = {},
+): Promise<void> {
+  const sliceMs = options.sliceMs ?? 8;
+  let sliceEnd = performance.now() + sliceMs;
+  let visited = 0;
   // heap order: the next entry to read first; an unloaded run before a loaded one at its bound
   // (its entries may tie with or precede the loaded one's), then lane, then rank
   const before = backward
@@ -140,26 +161,42 @@ export async function mergeLanes(lanes: readonly Lane[], from: bigint, to: bigin
     const entries = top.entries;
     const end = top.end;
     let pos = top.pos;
+    let paused = false;
+    /** true when the slice is used up: the merge lets other work run before reading on */
+    const sliceOver = () => (++visited & 1023) === 0 && performance.now() > sliceEnd;
     const second = heap.length === 1 ? undefined : heap.length === 2 || before(heap[1]!, heap[2]!) ? heap[1]! : heap[2]!;
     if (!second) {
-      for (; pos !== end; pos += backward ? -1 : 1) if (!visit(top.lane, entries[pos]!)) return;
-      heap.pop();
-      continue;
-    }
-    const bound = second.key;
-    // on a tie with the runner-up's timestamp, whether the top run still goes first
-    const winsTie = second.entries !== undefined && (top.lane !== second.lane ? top.lane < second.lane : backward ? top.rank > second.rank : top.rank < second.rank);
-    if (backward) {
-      for (; pos !== end; pos--) {
-        const e = entries[pos]!;
-        if (e.ts < bound || (e.ts === bound && !winsTie)) break;
-        if (!visit(top.lane, e)) return;
+      for (; pos !== end; pos += backward ? -1 : 1) {
+        if (sliceOver()) {
+          paused = true;
+          break;
+        }
+        if (!visit(top.lane, entries[pos]!)) return;
       }
     } else {
-      for (; pos !== end; pos++) {
-        const e = entries[pos]!;
-        if (e.ts > bound || (e.ts === bound && !winsTie)) break;
-        if (!visit(top.lane, e)) return;
+      const bound = second.key;
+      // on a tie with the runner-up's timestamp, whether the top run still goes first
+      const winsTie = second.entries !== undefined && (top.lane !== second.lane ? top.lane < second.lane : backward ? top.rank > second.rank : top.rank < second.rank);
+      if (backward) {
+        for (; pos !== end; pos--) {
+          const e = entries[pos]!;
+          if (e.ts < bound || (e.ts === bound && !winsTie)) break;
+          if (sliceOver()) {
+            paused = true;
+            break;
+          }
+          if (!visit(top.lane, e)) return;
+        }
+      } else {
+        for (; pos !== end; pos++) {
+          const e = entries[pos]!;
+          if (e.ts > bound || (e.ts === bound && !winsTie)) break;
+          if (sliceOver()) {
+            paused = true;
+            break;
+          }
+          if (!visit(top.lane, e)) return;
+        }
       }
     }
     if (pos === end) popTop();
@@ -167,6 +204,13 @@ export async function mergeLanes(lanes: readonly Lane[], from: bigint, to: bigin
       top.pos = pos;
       top.key = entries[pos]!.ts;
       siftDown(0);
+    }
+    if (paused) {
+      // what live cursors have left is copied: writes while the merge waits do not move them
+      for (const c of heap) if (c.entries && c.run.live) keepWindow(c, backward);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      options.signal?.throwIfAborted();
+      sliceEnd = performance.now() + sliceMs;
     }
   }
 }

@@ -1,12 +1,448 @@
 // The log store's tasks for the worker pool (lib/tasks.ts): decoding and
 // scanning chunks for queries, encoding chunks for the write path.
-import type { TaskFn } from "../../../lib/tasks.ts";
+//
+// A scan filters on bytes and materialises late: `|=` / `!=` literals (and the
+// literal every match of a `|~` regex needs) are searched in the chunk's whole
+// UTF-8 line block and the hits mapped to lines through `offsets`; regexes run
+// only on the lines that are left, and only lines that survive every filter
+// become strings. A task's input is structured-cloneable (a chunk source, the
+// query's text — parsed here, remembered — and the stream's labels), so it
+// runs the same on a worker thread or on this one.
+import { Buffer } from "node:buffer";
+import type { TaskContext, TaskFn } from "../../../lib/tasks.ts";
+import { requiredLiteral } from "../../../lib/re2-fast.ts";
 import { encodeChunk2, type ChunkInput } from "./chunk-format.ts";
+import { decodeColumns, readSource, sourceMayContain, type ChunkColumns, type ChunkSource } from "./columns.ts";
+import { parseLogQL, type LogQuery, type MetricQuery, type RangeAggregation, type Stage, type VectorAggregation } from "./logql/parse.ts";
+import { runPipeline } from "./logql/pipeline.ts";
+
+/** lines between two looks at `ctx.cancelled()` */
+const POLL_EVERY = 4096;
+
+/** what a scan needs of a query, worked out once per query text */
+interface Plan {
+  stages: readonly Stage[];
+  /** literals every kept line contains (|= and the required literal of |~), searched on bytes */
+  must: Buffer[];
+  /** literals no kept line contains (!=) */
+  mustNot: Buffer[];
+  /** regex filters still to run on the candidate lines, in pipeline order */
+  regexes: Array<{ keep: boolean; test: (line: string) => boolean }>;
+  /** the literal texts of `must`, for chunkMayContain */
+  literals: string[];
+  /** true when every stage is a line filter handled above: no pipeline per line */
+  filtersOnly: boolean;
+  /** true when no stage reads the line (metric queries then decode timestamps and sizes only) */
+  noStages: boolean;
+}
+
+function planOf(stages: readonly Stage[]): Plan {
+  const plan: Plan = { stages, must: [], mustNot: [], regexes: [], literals: [], filtersOnly: true, noStages: stages.length === 0 };
+  for (const s of stages) {
+    // line filters after a line_format see the formatted line: those run in the pipeline
+    if (s.kind === "line_format") break;
+    if (s.kind !== "line") continue;
+    const f = s.filter;
+    if (f.op === "|=") {
+      plan.must.push(Buffer.from(f.value, "utf8"));
+      plan.literals.push(f.value);
+    } else if (f.op === "!=") {
+      plan.mustNot.push(Buffer.from(f.value, "utf8"));
+    } else {
+      const re = f.re!;
+      plan.regexes.push({ keep: f.op === "|~", test: (line) => re.test(line) });
+      const needed = f.op === "|~" ? requiredLiteral(f.value) : undefined;
+      if (needed !== undefined) {
+        plan.must.push(Buffer.from(needed, "utf8"));
+        plan.literals.push(needed);
+      }
+    }
+  }
+  plan.filtersOnly = stages.every((s) => s.kind === "line");
+  return plan;
+}
+
+const MAX_PLANS = 256;
+const plans = new Map<string, { query: LogQuery; plan: Plan; range?: RangeAggregation; grouping?: VectorAggregation["grouping"] }>();
+
+/** the query of a text (the main thread has parsed it already: it is valid), remembered */
+function compiled(text: string) {
+  let hit = plans.get(text);
+  if (hit) return hit;
+  const q = parseLogQL(text);
+  let query: LogQuery;
+  let range: RangeAggregation | undefined;
+  if (q.kind === "log") query = q;
+  else {
+    let m: MetricQuery = q;
+    while (m.kind === "vector") m = m.inner;
+    range = m;
+    query = m.query;
+  }
+  hit = { query, plan: planOf(query.stages), ...(range ? { range } : {}) };
+  if (plans.size >= MAX_PLANS) plans.delete(plans.keys().next().value!);
+  plans.set(text, hit);
+  return hit;
+}
+
+/** the first index in [lo, hi) whose timestamp is >= t */
+function lowerBound(ts: BigInt64Array, t: bigint, lo = 0, hi = ts.length): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** the line holding byte `p`: the largest i in [lo, hi) with offsets[i] <= p */
+function lineAt(offsets: Uint32Array, p: number, lo: number, hi: number): number {
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (offsets[mid]! <= p) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** marks (1) the lines of [lo, hi) that contain `needle`, searching the line block once */
+function linesContaining(c: ChunkColumns, block: Buffer, needle: Buffer, lo: number, hi: number): Uint8Array {
+  const out = new Uint8Array(c.count);
+  const end = c.offsets[hi]!;
+  if (needle.length === 0) {
+    out.fill(1, lo, hi);
+    return out;
+  }
+  let from = c.offsets[lo]!;
+  while (from < end) {
+    const p = block.indexOf(needle, from);
+    if (p < 0 || p + needle.length > end) break;
+    const i = lineAt(c.offsets, p, lo, hi);
+    const lineEnd = c.offsets[i + 1]!;
+    if (p + needle.length <= lineEnd) out[i] = 1;
+    // a hit that runs past its line's end: no later start in that line fits either
+    from = lineEnd;
+  }
+  return out;
+}
+
+/** the candidate lines of [lo, hi) after the byte filters (1 = still in) */
+function byteFilter(c: ChunkColumns, plan: Plan, lo: number, hi: number): Uint8Array {
+  const block = Buffer.from(c.lines.buffer, c.lines.byteOffset, c.lines.byteLength);
+  let keep: Uint8Array | undefined;
+  for (const needle of plan.must) {
+    const hits = linesContaining(c, block, needle, lo, hi);
+    if (!keep) keep = hits;
+    else for (let i = lo; i < hi; i++) keep[i]! &= hits[i]!;
+  }
+  if (!keep) {
+    keep = new Uint8Array(c.count);
+    keep.fill(1, lo, hi);
+  }
+  for (const needle of plan.mustNot) {
+    const hits = linesContaining(c, block, needle, lo, hi);
+    for (let i = lo; i < hi; i++) if (hits[i]) keep[i] = 0;
+  }
+  return keep;
+}
+
+/**
+ * Calls `visit` with each line of [lo, hi) (newest first when backward) that
+ * passes the byte filters and then the regex filters, as a string, until it
+ * returns false or the task is cancelled.
+ */
+function eachSurvivor(c: ChunkColumns, plan: Plan, lo: number, hi: number, backward: boolean, ctx: TaskContext, visit: (i: number, line: string) => boolean): void {
+  const keep = byteFilter(c, plan, lo, hi);
+  const block = Buffer.from(c.lines.buffer, c.lines.byteOffset, c.lines.byteLength);
+  const step = backward ? -1 : 1;
+  const end = backward ? lo - 1 : hi;
+  let polled = 0;
+  next: for (let i = backward ? hi - 1 : lo; i !== end; i += step) {
+    if (++polled === POLL_EVERY) {
+      polled = 0;
+      if (ctx.cancelled()) return;
+    }
+    if (!keep[i]) continue;
+    const line = block.toString("utf8", c.offsets[i]!, c.offsets[i + 1]!);
+    for (const r of plan.regexes) if (r.test(line) !== r.keep) continue next;
+    if (!visit(i, line)) return;
+  }
+}
+
+/** the chunk's columns, or undefined when a token filter says no line can match */
+function columnsOf(source: ChunkSource, plan: Plan, lines: boolean): ChunkColumns | undefined {
+  // the bloom filter is read alone first (a few percent of a file chunk): most chunks stop there
+  if (plan.literals.length && !sourceMayContain(source, plan.literals)) return undefined;
+  let blob: Uint8Array;
+  try {
+    blob = readSource(source);
+  } catch (err) {
+    // a segment retention removed after the query listed its chunks: the chunk is gone, not damaged
+    if ((err as { code?: string }).code === "ENOENT") return undefined;
+    throw err;
+  }
+  return decodeColumns(blob, { lines });
+}
+
+export interface LogScanInput {
+  source: ChunkSource;
+  /** the LogQL text of a log query */
+  query: string;
+  /** the stream's labels (with __tenant_id__ when several tenants are read) */
+  labels: Record<string, string>;
+  /** [from, to) in ns */
+  from: bigint;
+  to: bigint;
+  limit: number;
+  backward: boolean;
+  maxTemplateOutput?: number | undefined;
+}
+
+export interface LogScanResult {
+  /** the kept entries in the chunk's order (newest first when backward) */
+  ts: BigInt64Array;
+  lines: string[];
+  /** output label sets changed by a stage; `labelIndex[i]` points into it, -1 for the stream's labels */
+  labelSets: Array<Record<string, string>>;
+  labelIndex: Int32Array | undefined;
+  /** lines and line bytes the scan looked at */
+  scannedLines: number;
+  scannedBytes: number;
+}
+
+const emptyScan = (): LogScanResult => ({ ts: new BigInt64Array(0), lines: [], labelSets: [], labelIndex: undefined, scannedLines: 0, scannedBytes: 0 });
+
+export function logScan(input: LogScanInput, ctx: TaskContext): LogScanResult {
+  const { plan } = compiled(input.query);
+  const c = columnsOf(input.source, plan, true);
+  if (!c) return emptyScan();
+  const lo = lowerBound(c.ts, input.from);
+  const hi = lowerBound(c.ts, input.to, lo);
+  if (lo >= hi || input.limit <= 0) return emptyScan();
+  const ts: bigint[] = [];
+  const lines: string[] = [];
+  const labelSets: Array<Record<string, string>> = [];
+  const setIndex = new Map<string, number>();
+  let labelIndex: number[] | undefined;
+  eachSurvivor(c, plan, lo, hi, input.backward, ctx, (i, line) => {
+    let outLine = line;
+    let at = -1;
+    if (!plan.filtersOnly) {
+      const p = runPipeline(plan.stages, line, input.labels, input.maxTemplateOutput);
+      if (!p) return true;
+      outLine = p.line;
+      if (p.labels !== input.labels) {
+        const key = JSON.stringify(p.labels);
+        let k = setIndex.get(key);
+        if (k === undefined) {
+          k = labelSets.length;
+          labelSets.push(p.labels);
+          setIndex.set(key, k);
+        }
+        at = k;
+      }
+    }
+    if (at >= 0 && !labelIndex) labelIndex = new Array<number>(lines.length).fill(-1);
+    labelIndex?.push(at);
+    ts.push(c.ts[i]!);
+    lines.push(outLine);
+    return lines.length < input.limit;
+  });
+  return {
+    ts: BigInt64Array.from(ts),
+    lines,
+    labelSets,
+    labelIndex: labelIndex ? Int32Array.from(labelIndex) : undefined,
+    scannedLines: hi - lo,
+    scannedBytes: c.offsets[hi]! - c.offsets[lo]!,
+  };
+}
+
+export interface MetricScanInput {
+  source: ChunkSource;
+  /** the LogQL text of the metric query (its range aggregation's log query is what is scanned) */
+  query: string;
+  labels: Record<string, string>;
+  /** entries read: [from, to) in ns */
+  from: bigint;
+  to: bigint;
+  /** step times (ms), ascending */
+  steps: Float64Array;
+  rangeMs: number;
+  /** output label sets are reduced to these before counting (a sum by/without pushed down), when given */
+  grouping?: { without: boolean; labels: string[] } | undefined;
+  /** the most output label sets a chunk may make before the scan gives up (0: no limit) */
+  maxSeries?: number | undefined;
+  maxTemplateOutput?: number | undefined;
+}
+
+export interface MetricGroup {
+  /** undefined: the stream's labels (reduced by the grouping, when given) */
+  labels: Record<string, string> | undefined;
+  /** the timestamp and position of its first entry (output series are ordered by first appearance) */
+  firstTs: bigint;
+  firstPos: number;
+  /** per step: entries, and their line bytes, in the window (t - range, t] */
+  counts: Float64Array;
+  bytes: Float64Array;
+}
+
+export interface MetricScanResult {
+  groups: MetricGroup[];
+  /** true when the chunk made more output label sets than maxSeries */
+  tooManySeries: boolean;
+}
+
+/** a label set reduced to a grouping (the outer aggregation's by/without) */
+export function groupLabels(labels: Record<string, string>, grouping: { without: boolean; labels: string[] } | undefined): Record<string, string> {
+  if (!grouping) return {};
+  const out: Record<string, string> = {};
+  if (grouping.without) {
+    for (const [k, v] of Object.entries(labels)) if (!grouping.labels.includes(k)) out[k] = v;
+  } else {
+    for (const k of grouping.labels) if (labels[k] !== undefined) out[k] = labels[k]!;
+  }
+  return out;
+}
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** the ms of each ns timestamp in [lo, hi), truncated toward zero exactly as Number(ts / 1_000_000n) */
+function millisOf(ts: BigInt64Array, lo: number, hi: number): Float64Array {
+  const out = new Float64Array(hi - lo);
+  if (!littleEndian) {
+    for (let i = lo; i < hi; i++) out[i - lo] = Number(ts[i]! / 1_000_000n);
+    return out;
+  }
+  const words = new Uint32Array(ts.buffer, ts.byteOffset, ts.length * 2);
+  for (let i = lo; i < hi; i++) {
+    const low = words[2 * i]!;
+    const high = words[2 * i + 1]!;
+    if (high >= 0x80000000) {
+      out[i - lo] = Number(ts[i]! / 1_000_000n);
+      continue;
+    }
+    // high * 2^32 = high * 4294 * 1e6 + high * 967296: every part exact in a double
+    out[i - lo] = high * 4294 + Math.floor((high * 967296 + low) / 1e6);
+  }
+  return out;
+}
+
+/**
+ * Adds entries to per-step window counts: an entry at `ms` counts for step t
+ * when t - range < ms <= t. `ms` must not decrease between calls on the same
+ * accumulator (entries of one time-ordered run).
+ */
+export class WindowCounter {
+  readonly counts: Float64Array;
+  readonly bytes: Float64Array;
+  private first = 0;
+  private last = 0;
+  constructor(private readonly steps: Float64Array, private readonly rangeMs: number) {
+    // difference arrays: +1 at the first step an entry counts for, -1 past its last
+    this.counts = new Float64Array(steps.length + 1);
+    this.bytes = new Float64Array(steps.length + 1);
+  }
+  /** a new run of entries: pointers start over */
+  restart(): void {
+    this.first = 0;
+    this.last = 0;
+  }
+  add(ms: number, size: number): void {
+    const steps = this.steps;
+    const n = steps.length;
+    let a = this.first;
+    while (a < n && !(ms <= steps[a]!)) a++;
+    let b = Math.max(this.last, a);
+    while (b < n && steps[b]! - this.rangeMs < ms) b++;
+    this.first = a;
+    this.last = b;
+    if (a >= b) return;
+    this.counts[a]! += 1;
+    this.counts[b]! -= 1;
+    this.bytes[a]! += size;
+    this.bytes[b]! -= size;
+  }
+  /** the per-step values (prefix sums of the differences) */
+  totals(): { counts: Float64Array; bytes: Float64Array } {
+    const n = this.steps.length;
+    const counts = new Float64Array(n);
+    const bytes = new Float64Array(n);
+    let c = 0;
+    let b = 0;
+    for (let i = 0; i < n; i++) {
+      c += this.counts[i]!;
+      b += this.bytes[i]!;
+      counts[i] = c;
+      bytes[i] = b;
+    }
+    return { counts, bytes };
+  }
+}
+
+export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScanResult {
+  const { plan } = compiled(input.query);
+  const c = columnsOf(input.source, plan, !plan.noStages);
+  if (!c) return { groups: [], tooManySeries: false };
+  const lo = lowerBound(c.ts, input.from);
+  const hi = lowerBound(c.ts, input.to, lo);
+  if (lo >= hi) return { groups: [], tooManySeries: false };
+  const ms = millisOf(c.ts, lo, hi);
+  const groups = new Map<string, { labels: Record<string, string> | undefined; firstTs: bigint; firstPos: number; counter: WindowCounter }>();
+  const groupOf = (key: string, labels: Record<string, string> | undefined, i: number) => {
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { labels, firstTs: c.ts[i]!, firstPos: i, counter: new WindowCounter(input.steps, input.rangeMs) }));
+    return g;
+  };
+  let tooManySeries = false;
+  if (plan.noStages) {
+    const g = groupOf("", input.grouping ? groupLabels(input.labels, input.grouping) : undefined, lo);
+    for (let i = lo; i < hi; i++) g.counter.add(ms[i - lo]!, c.offsets[i + 1]! - c.offsets[i]!);
+  } else {
+    const streamKey = input.grouping ? JSON.stringify(groupLabels(input.labels, input.grouping)) : "";
+    eachSurvivor(c, plan, lo, hi, false, ctx, (i, line) => {
+      let key = streamKey;
+      let labels: Record<string, string> | undefined = input.grouping ? groupLabels(input.labels, input.grouping) : undefined;
+      if (!plan.filtersOnly) {
+        const p = runPipeline(plan.stages, line, input.labels, input.maxTemplateOutput);
+        if (!p) return true;
+        if (p.labels !== input.labels) {
+          labels = input.grouping ? groupLabels(p.labels, input.grouping) : p.labels;
+          key = JSON.stringify(labels);
+          if (!input.grouping && key === JSON.stringify(input.labels)) {
+            key = "";
+            labels = undefined;
+          }
+        }
+      }
+      groupOf(key, labels, i).counter.add(ms[i - lo]!, c.offsets[i + 1]! - c.offsets[i]!);
+      if (input.maxSeries && groups.size > input.maxSeries) {
+        tooManySeries = true;
+        return false;
+      }
+      return true;
+    });
+  }
+  const out: MetricGroup[] = [];
+  for (const g of groups.values()) {
+    const { counts, bytes } = g.counter.totals();
+    out.push({ labels: g.labels, firstTs: g.firstTs, firstPos: g.firstPos, counts, bytes });
+  }
+  return { groups: out, tooManySeries };
+}
 
 export const logTasks: Record<string, TaskFn> = {
   /** a cut head's columns (ChunkInput) to a format 2 chunk; the chunk's buffer is moved back */
   encodeChunk(input: ChunkInput) {
     const blob = encodeChunk2(input);
     return { result: blob, transfer: [blob.buffer as ArrayBuffer] };
+  },
+  logScan: (input: LogScanInput, ctx) => {
+    const result = logScan(input, ctx);
+    return { result, transfer: [result.ts.buffer as ArrayBuffer, ...(result.labelIndex ? [result.labelIndex.buffer as ArrayBuffer] : [])] };
+  },
+  metricScan: (input: MetricScanInput, ctx) => {
+    const result = metricScan(input, ctx);
+    return { result, transfer: result.groups.flatMap((g) => [g.counts.buffer as ArrayBuffer, g.bytes.buffer as ArrayBuffer]) };
   },
 };

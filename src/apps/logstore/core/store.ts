@@ -447,7 +447,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
   };
 
   const runsOf = (stream: Stream): Run[] => {
-    const runs: Run[] = stream.chunks.map((c) => ({ from: c.from, to: c.to, load: () => loadChunk(c) }));
+    const runs: Run[] = stream.chunks.map((c) => ({ from: c.from, to: c.to, chunk: c, load: () => loadChunk(c) }));
     for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => p.entries });
     const head = stream.head;
     if (head.length) {

@@ -5,6 +5,7 @@ import type { Context, Hono } from "hono";
 import { boundedMemo } from "../../../lib/bounded-memo.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { queryParams } from "../../../lib/http/query.ts";
+import { createQueryQueue, TooManyOutstandingError } from "../../../lib/query-queue.ts";
 import type { TaskRunner } from "../../../lib/tasks.ts";
 import type { Limits } from "../core/limits.ts";
 import { formatValue, runLogQuery, runMetricQuery, selectStreams, stepsOf, type Series, type Source, type StreamResult } from "../core/logql/evaluate.ts";
@@ -20,7 +21,13 @@ export interface QueryDeps {
   now: () => number;
   /** where chunk scans run (the worker pool); this thread when absent */
   runner?: TaskRunner | undefined;
+  /** queries run at once (the querier's max_concurrent; default 4) */
+  maxConcurrent?: number | undefined;
 }
+
+/** Loki's answer to a query past its deadline (server.ErrDeadlineExceeded, v3), with 504 */
+export const QUERY_TIMEOUT_MESSAGE =
+  "request timed out, decrease the duration of the request or add more label matchers (prefer exact match over regex match) to reduce the amount of data processed";
 
 const bad = (message: string) => new ApiError(400, message);
 const MAX_POINTS = 11_000;
@@ -97,11 +104,42 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   /** the strictest limit among the tenants of a query */
   const limitOf = <K extends keyof Limits>(tenants: string[], key: K): Limits[K] =>
     tenants.map((t) => deps.limits(t)[key]).reduce((a, b) => (b < a ? b : a));
+  /** the strictest of a limit where 0 means none: the smallest set one, or 0 when no tenant sets one */
+  const strictestSet = (tenants: string[], key: "query_timeout" | "max_query_series" | "max_outstanding_per_tenant"): number =>
+    tenants.map((t) => deps.limits(t)[key]).reduce((a, b) => (a > 0 && (b <= 0 || a <= b) ? a : b));
 
   /** templates render at most the tenants' (strictest) max_line_size; without one, the template's default */
-  const sourceOf = (tenants: string[]): Source => {
+  const sourceOf = (tenants: string[], signal?: AbortSignal): Source => {
     const sizes = tenants.map((t) => deps.limits(t).max_line_size).filter((n) => n > 0);
-    return { store: deps.store, tenants, ...(sizes.length ? { maxTemplateOutput: Math.min(...sizes) } : {}) };
+    const maxSeries = strictestSet(tenants, "max_query_series");
+    return {
+      store: deps.store,
+      tenants,
+      runner: deps.runner,
+      signal,
+      ...(maxSeries > 0 ? { maxSeries } : {}),
+      ...(sizes.length ? { maxTemplateOutput: Math.min(...sizes) } : {}),
+    };
+  };
+  const queue = createQueryQueue(deps.maxConcurrent ?? 4);
+  /**
+   * Runs a query in its tenants' turn, stopped at the strictest query_timeout:
+   * its tasks are aborted and the answer is the real store's 504.
+   */
+  const limited = async <T>(tenants: string[], run: (src: Source) => Promise<T>): Promise<T> => {
+    const timeout = strictestSet(tenants, "query_timeout");
+    const ctl = new AbortController();
+    const timeoutError = new ApiError(504, QUERY_TIMEOUT_MESSAGE);
+    const timer = timeout > 0 ? setTimeout(() => ctl.abort(timeoutError), timeout) : undefined;
+    try {
+      return await queue.run(tenants.join("|"), strictestSet(tenants, "max_outstanding_per_tenant"), ctl.signal, () => run(sourceOf(tenants, ctl.signal)));
+    } catch (err) {
+      if (err instanceof TooManyOutstandingError) throw new ApiError(429, err.message);
+      if (ctl.signal.aborted) throw timeoutError;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
   };
   const checkLength = (tenants: string[], start: bigint, end: bigint) => {
     const max = limitOf(tenants, "max_query_length");
@@ -169,9 +207,8 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     }
     const query = parseLogQL(text);
     checkLength(tenants, start, end);
-    const src = sourceOf(tenants);
     if (query.kind === "log") {
-      const result = await runLogQuery(src, query, start, end, limit, backward);
+      const result = await limited(tenants, (src) => runLogQuery(src, query, start, end, limit, backward));
       return c.body(streamsBody(result), 200, { "Content-Type": "application/json" });
     }
     const startMs = Number(start / 1_000_000n);
@@ -179,7 +216,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     if ((endMs - startMs) / step > MAX_POINTS) {
       throw bad("exceeded maximum resolution of 11,000 points per time series. Try increasing the value of the step parameter");
     }
-    const series = await runMetricQuery(src, query, stepsOf(startMs, endMs, step));
+    const series = await limited(tenants, (src) => runMetricQuery(src, query, stepsOf(startMs, endMs, step)));
     return c.json({ status: "success", data: { resultType: "matrix", result: series.map(matrixOf), stats: STATS } });
   };
   app.get(`${base}/query_range`, rangeQuery);
@@ -196,7 +233,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
       throw bad("log queries are not supported as an instant query type, please change your query to a range query type");
     }
     const t = Number(at / 1_000_000n);
-    const series = await runMetricQuery(sourceOf(tenants), query, [t]);
+    const series = await limited(tenants, (src) => runMetricQuery(src, query, [t]));
     const result = series.map((s) => ({ metric: s.metric, value: [t / 1000, formatValue(s.points.get(t)!)] }));
     return c.json({ status: "success", data: { resultType: "vector", result, stats: STATS } });
   };

@@ -1,11 +1,20 @@
 // Running a parsed query over the selected streams: log queries give streams
 // of [ts, line] (limit counted across streams, newest first when backward);
 // metric queries give a matrix over steps or a vector at one time.
+//
+// Stored chunks are scanned by tasks (scan-tasks.ts) through the source's
+// task runner — the worker pool, off the event loop — and only what they keep
+// comes back; chunks being written and heads (in memory) are read here in
+// slices that let other requests in every few milliseconds.
+import { setImmediate } from "node:timers";
+import { ApiError } from "../../../../lib/errors.ts";
+import { inlineRunner, type TaskRunner } from "../../../../lib/tasks.ts";
 import { tsText, type Entry } from "../chunks.ts";
 import { labelText } from "../push-decode.ts";
-import { mergeLanes } from "../merge.ts";
-import type { LogStore, Stream } from "../store.ts";
-import type { LogQuery, MetricQuery, RangeAggregation, VectorAggregation } from "./parse.ts";
+import { mergeLanes, type Run } from "../merge.ts";
+import { groupLabels, logTasks, WindowCounter, type LogScanInput, type LogScanResult, type MetricScanInput, type MetricScanResult } from "../scan-tasks.ts";
+import type { ChunkMeta, LogStore, Stream } from "../store.ts";
+import { textOf, type LogQuery, type MetricQuery, type RangeAggregation, type VectorAggregation } from "./parse.ts";
 import { matchesAll, runPipeline } from "./pipeline.ts";
 
 export interface Source {
@@ -14,6 +23,79 @@ export interface Source {
   tenants: string[];
   /** the most characters a line_format / label_format rendering may make (the template's default when absent) */
   maxTemplateOutput?: number;
+  /** where chunk scans run (the worker pool); this thread when absent */
+  runner?: TaskRunner | undefined;
+  /** stops the query: its tasks are aborted and it throws the signal's reason */
+  signal?: AbortSignal | undefined;
+  /** the most series a metric query may hold (Loki's max_query_series; 0 or absent: no limit) */
+  maxSeries?: number | undefined;
+}
+
+/** chunk scans on this thread, where no pool was given */
+const thisThread = inlineRunner(logTasks);
+
+/** the longest a query reads in-memory data before letting other requests in (ms) */
+const SLICE_MS = 8;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A query's pace: `await pace()` lets other requests in once the query has
+ * held the event loop for a slice (tasks run on this thread, or a database
+ * answered from memory, resolve without ever leaving it).
+ */
+function pacer(signal: AbortSignal | undefined) {
+  let sliceEnd = performance.now() + SLICE_MS;
+  return async () => {
+    if (performance.now() <= sliceEnd) return;
+    await nextTurn();
+    signal?.throwIfAborted();
+    sliceEnd = performance.now() + SLICE_MS;
+  };
+}
+
+/**
+ * Where a stored chunk's bytes are, asked one chunk at a time with a turn of
+ * the event loop between (process-wide): a chunk kept in PGlite is read on this
+ * thread, and reads queued there run back to back without letting a request
+ * in, so a query with several scans in flight would hold the loop for all of
+ * them at once.
+ */
+let sourceTurn: Promise<unknown> = Promise.resolve();
+function chunkSourceInTurn(store: LogStore, chunk: ChunkMeta) {
+  const read = sourceTurn.then(async () => {
+    await nextTurn();
+    return store.chunkSource(chunk);
+  });
+  sourceTurn = read.catch(() => {});
+  return read;
+}
+
+/** Loki's series limit error (logqlmodel.NewSeriesLimitError) */
+export const seriesLimitError = (limit: number) =>
+  new ApiError(
+    400,
+    `maximum number of series (${limit}) reached for a single query; consider reducing query cardinality by adding more specific stream selectors, reducing the time range, or aggregating results with functions like sum(), count() or topk()`,
+  );
+
+/** a task failed because the chunk it read is damaged: the chunk is skipped and reported */
+function isCorrupt(err: unknown): boolean {
+  return err instanceof Error && (err.name === "ChunkCorruptError" || err.constructor?.name === "ChunkCorruptError");
+}
+
+function reportCorrupt(store: LogStore, chunk: ChunkMeta, err: unknown): void {
+  const report = (store as { reportCorrupt?: (chunk: ChunkMeta, reason: string) => void }).reportCorrupt;
+  report?.call(store, chunk, err instanceof Error ? err.message : String(err));
+}
+
+/** an AbortController that follows `outer` */
+function linkedAbort(outer: AbortSignal | undefined): { ctl: AbortController; unlink: () => void } {
+  const ctl = new AbortController();
+  if (!outer) return { ctl, unlink: () => {} };
+  const onAbort = () => ctl.abort(outer.reason);
+  if (outer.aborted) onAbort();
+  else outer.addEventListener("abort", onAbort, { once: true });
+  return { ctl, unlink: () => outer.removeEventListener("abort", onAbort) };
 }
 
 export interface SelectedStream {
@@ -41,11 +123,70 @@ export interface StreamResult {
   values: Array<[string, string]>;
 }
 
+/** an entry a task has already run through the pipeline: its output line, and its output labels when a stage changed them */
+interface ScannedEntry extends Entry {
+  scanned: true;
+  labels: Record<string, string> | undefined;
+}
+
+/** the kept entries of a scan, oldest first (the order a run holds them in) */
+function entriesOf(r: LogScanResult, backward: boolean): ScannedEntry[] {
+  const n = r.lines.length;
+  const out = new Array<ScannedEntry>(n);
+  for (let k = 0; k < n; k++) {
+    const i = backward ? n - 1 - k : k;
+    const at = r.labelIndex ? r.labelIndex[i]! : -1;
+    out[k] = { ts: r.ts[i]!, line: r.lines[i]!, scanned: true, labels: at >= 0 ? r.labelSets[at] : undefined };
+  }
+  return out;
+}
+
+/**
+ * Runs stored chunks' scans ahead of the merge: when the merge asks for one,
+ * the next few in the order it will ask (by their bound in the query's
+ * direction) are started too, at most `window` at once beyond the one asked.
+ */
+function prefetcher(window: number) {
+  const order: Array<{ run: Run; start: () => Promise<readonly Entry[]>; started?: Promise<readonly Entry[]> }> = [];
+  let asked = -1;
+  const startUpTo = (k: number) => {
+    for (let i = 0; i <= Math.min(k, order.length - 1); i++) {
+      const item = order[i]!;
+      if (item.started) continue;
+      item.started = item.start();
+      // a scan started ahead and never asked for (the limit was reached first) must not be an unhandled rejection
+      item.started.catch(() => {});
+    }
+  };
+  return {
+    add(run: Run, start: () => Promise<readonly Entry[]>): Run {
+      const item: (typeof order)[number] = { run, start };
+      order.push(item);
+      return {
+        from: run.from,
+        to: run.to,
+        ...(run.chunk ? { chunk: run.chunk } : {}),
+        load: () => {
+          const k = order.indexOf(item);
+          asked = Math.max(asked, k);
+          startUpTo(asked + window);
+          return item.started ?? (item.started = item.start());
+        },
+      };
+    },
+    /** the order the merge will read them in */
+    sort(backward: boolean) {
+      order.sort((a, b) => (backward ? (a.run.to > b.run.to ? -1 : a.run.to < b.run.to ? 1 : 0) : a.run.from < b.run.from ? -1 : a.run.from > b.run.from ? 1 : 0));
+    },
+  };
+}
+
 /**
  * The first `limit` entries through the pipeline in time order across the
  * selected streams (newest first when backward), read by a merge that stops
  * once the answer is decided. Equal timestamps keep stream order. Results are
- * grouped by output labels in order of first appearance.
+ * grouped by output labels in order of first appearance. Stored chunks are
+ * scanned by tasks (newest first when backward, a few ahead of the merge).
  */
 export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bigint, limit: number, backward: boolean): Promise<StreamResult[]> {
   const selected = selectStreams(src, q);
@@ -54,20 +195,62 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
   const keys = streamLabelTexts;
   let taken = 0;
   if (limit <= 0) return [];
-  await mergeLanes(selected.map((s) => ({ runs: src.store.runs(s.stream) })), from, to, backward, (lane, e) => {
-    const s = selected[lane]!;
-    const p = runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput);
-    if (!p) return true;
-    let key = keys.get(p.labels);
-    if (key === undefined) {
-      key = labelText(p.labels);
-      if (p.labels === s.labels) keys.set(p.labels, key);
-    }
-    let r = byStream.get(key);
-    if (!r) byStream.set(key, (r = { stream: p.labels, values: [] }));
-    r.values.push([tsText(e), p.line]);
-    return ++taken < limit;
-  });
+  const text = textOf(q);
+  const runner = src.runner ?? thisThread;
+  const { ctl, unlink } = linkedAbort(src.signal);
+  const ahead = prefetcher(Math.max(1, 2 * runner.size));
+  const pace = pacer(ctl.signal);
+  const lanes = selected.map((s) => ({
+    runs: src.store.runs(s.stream).map((run) => {
+      const chunk = run.chunk;
+      // without the query's text (a query built by hand) stored chunks are read here, as before
+      if (!chunk || text === undefined || run.to < from || run.from >= to) return run;
+      return ahead.add(run, async () => {
+        const source = await chunkSourceInTurn(src.store, chunk);
+        if (!source) return [];
+        const input: LogScanInput = { source, query: text, labels: s.labels, from, to, limit, backward, maxTemplateOutput: src.maxTemplateOutput };
+        try {
+          const scanned = await runner.run<LogScanResult>("logScan", input, { signal: ctl.signal });
+          await pace();
+          return entriesOf(scanned, backward);
+        } catch (err) {
+          if (!isCorrupt(err)) throw err;
+          reportCorrupt(src.store, chunk, err);
+          return [];
+        }
+      });
+    }),
+  }));
+  ahead.sort(backward);
+  try {
+    await mergeLanes(
+      lanes,
+      from,
+      to,
+      backward,
+      (lane, e) => {
+        const s = selected[lane]!;
+        const done = (e as ScannedEntry).scanned ? { line: e.line, labels: (e as ScannedEntry).labels ?? s.labels } : undefined;
+        const p = done ?? runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput);
+        if (!p) return true;
+        let key = keys.get(p.labels);
+        if (key === undefined) {
+          key = labelText(p.labels);
+          if (p.labels === s.labels) keys.set(p.labels, key);
+        }
+        let r = byStream.get(key);
+        if (!r) byStream.set(key, (r = { stream: p.labels, values: [] }));
+        r.values.push([tsText(e), p.line]);
+        return ++taken < limit;
+      },
+      { signal: ctl.signal, sliceMs: SLICE_MS },
+    );
+  } finally {
+    // scans started ahead that the answer did not need stop now
+    ctl.abort();
+    unlink();
+  }
+  src.signal?.throwIfAborted();
   return [...byStream.values()];
 }
 
@@ -77,26 +260,6 @@ export interface Series {
   points: Map<number, number>;
 }
 
-/** the entries of each output series of a range aggregation's log query, oldest first */
-async function collect(src: Source, r: RangeAggregation, fromMs: number, toMs: number) {
-  const groups = new Map<string, { labels: Record<string, string>; ts: number[]; bytes: number[] }>();
-  const from = BigInt(fromMs - r.rangeMs) * 1_000_000n + 1n;
-  const to = BigInt(toMs) * 1_000_000n + 1n;
-  for (const s of selectStreams(src, r.query)) {
-    await src.store.scan(s.stream, from, to, false, (e: Entry) => {
-      const p = runPipeline(r.query.stages, e.line, s.labels, src.maxTemplateOutput);
-      if (!p) return true;
-      const key = labelText(p.labels);
-      let g = groups.get(key);
-      if (!g) groups.set(key, (g = { labels: p.labels, ts: [], bytes: [] }));
-      g.ts.push(Number(e.ts / 1_000_000n));
-      g.bytes.push(Buffer.byteLength(e.line));
-      return true;
-    });
-  }
-  return groups;
-}
-
 /** the step times of a range query: start, start+step, ... up to end */
 export function stepsOf(startMs: number, endMs: number, stepMs: number): number[] {
   const out: number[] = [];
@@ -104,39 +267,139 @@ export function stepsOf(startMs: number, endMs: number, stepMs: number): number[
   return out;
 }
 
-async function rangeAggregation(src: Source, r: RangeAggregation, steps: number[]): Promise<Series[]> {
-  const groups = await collect(src, r, steps[0]!, steps.at(-1)!);
-  const seconds = r.rangeMs / 1000;
-  const out: Series[] = [];
-  for (const g of groups.values()) {
-    const order = g.ts.map((_, i) => i).sort((a, b) => g.ts[a]! - g.ts[b]!);
-    const ts = order.map((i) => g.ts[i]!);
-    const bytes = order.map((i) => g.bytes[i]!);
-    const points = new Map<number, number>();
-    let lo = 0;
-    let hi = 0;
-    let sum = 0;
-    for (const t of steps) {
-      // the window (t - range, t]
-      while (hi < ts.length && ts[hi]! <= t) sum += bytes[hi++]!;
-      while (lo < hi && ts[lo]! <= t - r.rangeMs) sum -= bytes[lo++]!;
-      const count = hi - lo;
-      if (!count) continue;
-      const value = r.op === "count_over_time" ? count : r.op === "rate" ? count / seconds : r.op === "bytes_over_time" ? sum : sum / seconds;
-      points.set(t, value);
-    }
-    if (points.size) out.push({ metric: g.labels, points });
-  }
-  return out;
+/** an output series of a range aggregation being summed: per-step counts and bytes, and where it first appeared */
+interface Accumulated {
+  labels: Record<string, string>;
+  /** stream index, first timestamp, run rank, position: output series are ordered by first appearance */
+  order: [number, bigint, number, number];
+  counts: Float64Array;
+  bytes: Float64Array;
 }
 
-function groupKey(labels: Record<string, string>, grouping: VectorAggregation["grouping"]): Record<string, string> {
-  if (!grouping) return {};
-  const out: Record<string, string> = {};
-  if (grouping.without) {
-    for (const [k, v] of Object.entries(labels)) if (!grouping.labels.includes(k)) out[k] = v;
-  } else {
-    for (const k of grouping.labels) if (labels[k] !== undefined) out[k] = labels[k]!;
+const earlier = (a: Accumulated["order"], b: Accumulated["order"]) =>
+  a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] !== b[2] ? a[2] < b[2] : a[3] < b[3];
+
+/**
+ * Per output series of a range aggregation's log query: entries and line
+ * bytes per step window. Stored chunks are counted by tasks (all in range,
+ * a few at a time); chunks being written and heads here, in slices. With
+ * `grouping` (a sum by/without over count or bytes pushed down) series are
+ * reduced to the grouping's labels as they are counted.
+ */
+async function accumulate(src: Source, r: RangeAggregation, steps: number[], text: string | undefined, grouping: VectorAggregation["grouping"] | undefined, signal: AbortSignal) {
+  const stepTimes = Float64Array.from(steps);
+  const from = BigInt(steps[0]! - r.rangeMs) * 1_000_000n + 1n;
+  const to = BigInt(steps.at(-1)!) * 1_000_000n + 1n;
+  const runner = src.runner ?? thisThread;
+  const out = new Map<string, Accumulated>();
+  const pace = pacer(signal);
+  const add = (labels: Record<string, string>, order: Accumulated["order"], counts: Float64Array, bytes: Float64Array) => {
+    const key = labelText(labels);
+    let g = out.get(key);
+    if (!g) {
+      out.set(key, (g = { labels, order, counts: new Float64Array(steps.length), bytes: new Float64Array(steps.length) }));
+      if (src.maxSeries && out.size > src.maxSeries) throw seriesLimitError(src.maxSeries);
+    } else if (earlier(order, g.order)) g.order = order;
+    for (let i = 0; i < steps.length; i++) {
+      g.counts[i]! += counts[i]!;
+      g.bytes[i]! += bytes[i]!;
+    }
+  };
+  const jobs: Array<() => Promise<void>> = [];
+  // in-memory runs are read as they are now (a head changes while the query waits)
+  const inMemory: Array<{ lane: number; rank: number; entries: readonly Entry[] }> = [];
+  const selected = selectStreams(src, r.query);
+  selected.forEach((s, lane) => {
+    src.store.runs(s.stream).forEach((run, rank) => {
+      if (run.to < from || run.from >= to) return;
+      const chunk = run.chunk;
+      if (chunk && text !== undefined) {
+        jobs.push(async () => {
+          const source = await chunkSourceInTurn(src.store, chunk);
+          if (!source) return;
+          const input: MetricScanInput = {
+            source, query: text, labels: s.labels, from, to, steps: stepTimes, rangeMs: r.rangeMs, grouping, maxSeries: src.maxSeries, maxTemplateOutput: src.maxTemplateOutput,
+          };
+          let res: MetricScanResult;
+          try {
+            res = await runner.run<MetricScanResult>("metricScan", input, { signal });
+            await pace();
+          } catch (err) {
+            if (!isCorrupt(err)) throw err;
+            reportCorrupt(src.store, chunk, err);
+            return;
+          }
+          if (res.tooManySeries) throw seriesLimitError(src.maxSeries!);
+          for (const g of res.groups) {
+            const labels = g.labels ?? (grouping ? groupLabels(s.labels, grouping) : s.labels);
+            add(labels, [lane, g.firstTs, rank, g.firstPos], g.counts, g.bytes);
+          }
+        });
+        return;
+      }
+      const loaded = run.load();
+      if (loaded instanceof Promise) {
+        jobs.push(async () => {
+          inMemory.push({ lane, rank, entries: await loaded });
+        });
+        return;
+      }
+      inMemory.push({ lane, rank, entries: run.live ? loaded.slice() : loaded });
+    });
+  });
+  // stored chunks: at most twice the pool's size in flight
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      signal.throwIfAborted();
+      await jobs[next++]!();
+    }
+  };
+  const pending = Array.from({ length: Math.min(jobs.length, Math.max(1, 2 * runner.size)) }, worker);
+  const stored = Promise.all(pending);
+  stored.catch(() => {});
+  // then in-memory runs here, in slices
+  const inMemoryDone = async () => {
+    await stored;
+    for (const { lane, rank, entries } of inMemory) {
+      const s = selected[lane]!;
+      const groups = new Map<string, { labels: Record<string, string>; order: Accumulated["order"]; counter: WindowCounter }>();
+      for (let i = 0; i < entries.length; i++) {
+        if ((i & 1023) === 1023) await pace();
+        const e = entries[i]!;
+        if (e.ts < from || e.ts >= to) continue;
+        const p = runPipeline(r.query.stages, e.line, s.labels, src.maxTemplateOutput);
+        if (!p) continue;
+        const labels = grouping ? groupLabels(p.labels, grouping) : p.labels;
+        const key = labelText(labels);
+        let g = groups.get(key);
+        if (!g) groups.set(key, (g = { labels, order: [lane, e.ts, rank, i], counter: new WindowCounter(stepTimes, r.rangeMs) }));
+        g.counter.add(Number(e.ts / 1_000_000n), Buffer.byteLength(e.line));
+      }
+      for (const g of groups.values()) {
+        const { counts, bytes } = g.counter.totals();
+        add(g.labels, g.order, counts, bytes);
+      }
+    }
+  };
+  await inMemoryDone();
+  return [...out.values()].sort((a, b) => (earlier(a.order, b.order) ? -1 : earlier(b.order, a.order) ? 1 : 0));
+}
+
+async function rangeAggregation(src: Source, r: RangeAggregation, steps: number[], text: string | undefined, grouping: VectorAggregation["grouping"] | undefined, signal: AbortSignal): Promise<Series[]> {
+  const groups = await accumulate(src, r, steps, text, grouping, signal);
+  const seconds = r.rangeMs / 1000;
+  const out: Series[] = [];
+  for (const g of groups) {
+    const points = new Map<number, number>();
+    steps.forEach((t, i) => {
+      const count = g.counts[i]!;
+      if (!count) return;
+      const sum = g.bytes[i]!;
+      const value = r.op === "count_over_time" ? count : r.op === "rate" ? count / seconds : r.op === "bytes_over_time" ? sum : sum / seconds;
+      points.set(t, value);
+    });
+    if (points.size) out.push({ metric: g.labels, points });
   }
   return out;
 }
@@ -148,7 +411,7 @@ function vectorAggregation(v: VectorAggregation, inner: Series[], steps: number[
       const groups = new Map<string, Series[]>();
       for (const s of inner) {
         if (!s.points.has(t)) continue;
-        const key = labelText(groupKey(s.metric, v.grouping));
+        const key = labelText(groupLabels(s.metric, v.grouping));
         groups.set(key, [...(groups.get(key) ?? []), s]);
       }
       for (const members of groups.values()) {
@@ -164,7 +427,7 @@ function vectorAggregation(v: VectorAggregation, inner: Series[], steps: number[
   }
   const groups = new Map<string, { metric: Record<string, string>; members: Series[] }>();
   for (const s of inner) {
-    const metric = groupKey(s.metric, v.grouping);
+    const metric = groupLabels(s.metric, v.grouping);
     const key = labelText(metric);
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { metric, members: [] }));
@@ -186,8 +449,24 @@ function vectorAggregation(v: VectorAggregation, inner: Series[], steps: number[
 }
 
 export async function runMetricQuery(src: Source, q: MetricQuery, steps: number[]): Promise<Series[]> {
-  if (q.kind === "range") return rangeAggregation(src, q, steps);
-  return vectorAggregation(q, await runMetricQuery(src, q.inner, steps), steps);
+  const { ctl, unlink } = linkedAbort(src.signal);
+  try {
+    return await evaluate(src, q, steps, textOf(q), ctl.signal);
+  } finally {
+    ctl.abort();
+    unlink();
+  }
+}
+
+async function evaluate(src: Source, q: MetricQuery, steps: number[], text: string | undefined, signal: AbortSignal): Promise<Series[]> {
+  if (q.kind === "range") return rangeAggregation(src, q, steps, text, undefined, signal);
+  // a sum of counts or bytes adds integers: its grouping is applied as the chunks are counted, so only the groups are held
+  const inner = q.inner;
+  if (q.op === "sum" && inner.kind === "range" && (inner.op === "count_over_time" || inner.op === "bytes_over_time")) {
+    const grouped = await rangeAggregation(src, inner, steps, text, q.grouping ?? { without: false, labels: [] }, signal);
+    return vectorAggregation(q, grouped, steps);
+  }
+  return vectorAggregation(q, await evaluate(src, inner, steps, text, signal), steps);
 }
 
 /** Prometheus-style sample value text */

@@ -88,7 +88,15 @@ function position(q: string, offset: number): string {
  * nor is a long one (memory stays bounded: at most 500 texts of 4 KiB).
  */
 export function parseLogQL(q: string): Query {
-  return q.length <= MEMO_MAX_TEXT ? parseRemembered(q) : parseLogQLText(q);
+  const query = q.length <= MEMO_MAX_TEXT ? parseRemembered(q) : parseLogQLText(q);
+  texts.set(query, q);
+  return query;
+}
+
+/** the text a parsed query was read from: query tasks send the text and parse it where they run */
+const texts = new WeakMap<Query, string>();
+export function textOf(query: Query): string | undefined {
+  return texts.get(query);
 }
 const MEMO_MAX_TEXT = 4096;
 const parseRemembered = boundedMemo(parseLogQLText, 500);
