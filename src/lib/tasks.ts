@@ -27,6 +27,8 @@ export interface TaskRunner {
   run<T>(name: string, input: unknown, options?: RunOptions): Promise<T>;
   /** how many tasks may run at once */
   readonly size: number;
+  /** true when tasks run on this thread (the caller should yield between them) */
+  readonly inline?: boolean;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export interface TaskRunner {
 export function inlineRunner(tasks: Record<string, TaskFn>): TaskRunner {
   return {
     size: 1,
+    inline: true,
     async run<T>(name: string, input: unknown, options: RunOptions = {}): Promise<T> {
       const fn = tasks[name];
       if (!fn) throw new Error(`no task named ${name}`);

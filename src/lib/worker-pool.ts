@@ -193,6 +193,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 
   return {
     size: Math.max(1, size),
+    inline: size === 0,
     stats,
     registerMetrics: (registry) => metrics.registerWith(registry),
     run<T>(name: string, input: unknown, opts: RunOptions = {}): Promise<T> {

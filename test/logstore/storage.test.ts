@@ -210,7 +210,8 @@ describe("log store: chunk files", () => {
     const runner: TaskRunner = {
       size: 2,
       run(name, input, options) {
-        calls.push({ name, transfers: options?.transfer?.length ?? 0, count: (input as { count: number }).count });
+        // a worker gets a share of a group of chunks in one task: the counts of its chunks
+        calls.push({ name, transfers: options?.transfer?.length ?? 0, count: (input as Array<{ count: number }>).reduce((n, c) => n + c.count, 0) });
         // what crosses to a worker must survive a structured clone
         return inline.run(name, structuredClone(input), options);
       },
@@ -225,7 +226,8 @@ describe("log store: chunk files", () => {
         store.append("r", [{ stream: s, entries: Array.from({ length: 50 }, (_, i) => ({ ts: BigInt(i), line: `${app} ${i} ü`, ...(i === 3 ? { metadata: { k: "v" } } : {}) })) }]);
       }
       await store.flush(true);
-      expect(calls).toEqual(["x", "y", "z"].map(() => ({ name: "encodeChunk", transfers: 3, count: 50 })));
+      // three chunks over a runner of size 2: one task of two chunks, one of one, three buffers moved per chunk
+      expect(calls).toEqual([{ name: "encodeChunks", transfers: 6, count: 100 }, { name: "encodeChunks", transfers: 3, count: 50 }]);
       const back: string[] = [];
       await store.scan(store.find("r", { app: "y" })!, 0n, 100n, false, (e) => { back.push(e.line); return true; });
       expect(back).toEqual(Array.from({ length: 50 }, (_, i) => `y ${i} ü`));
@@ -234,4 +236,33 @@ describe("log store: chunk files", () => {
       await db.close();
     }
   });
+});
+
+describe("log store: the write-ahead log while a flush is busy", () => {
+  it("rotates its segments as pushes arrive, not only when a flush ends (a long flush left one ever-growing segment)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "outpost-logs-walrot-"));
+    const db = await openDatabase({ dataDir: join(dir, "data"), logger: silentLogger });
+    // an encoder that never answers: the first flush waits for it for as long as the test runs
+    const stuck: TaskRunner = { size: 1, run: () => new Promise(() => {}), close: async () => {} };
+    try {
+      const now = Date.now();
+      const store = await openLogStore({ pg: db.pg, logger: silentLogger, walDir: join(dir, "wal"), chunkDir: join(dir, "chunks"), runner: stuck, chunkTargetBytes: 64 * 1024, now: () => now });
+      const s = await store.stream("wr", { app: "w" });
+      const line = "x".repeat(1000);
+      let i = 0;
+      // a head cut, then a flush that hangs in the encoder
+      store.append("wr", [{ stream: s, entries: Array.from({ length: 100 }, () => ({ ts: BigInt(now) * 1_000_000n + BigInt(i++), line })) }]);
+      void store.flush();
+      // 48 MB more: past one 32 MB segment
+      for (let push = 0; push < 480; push++) {
+        store.append("wr", [{ stream: s, entries: Array.from({ length: 100 }, () => ({ ts: BigInt(now) * 1_000_000n + BigInt(i++), line })) }]);
+      }
+      const segments = readdirSync(join(dir, "wal")).filter((f) => f.endsWith(".wal"));
+      expect(segments.length).toBeGreaterThan(1);
+      for (const f of segments) expect(statSync(join(dir, "wal", f)).size).toBeLessThan(40 * 1024 * 1024);
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

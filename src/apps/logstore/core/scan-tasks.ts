@@ -437,6 +437,11 @@ export const logTasks: Record<string, TaskFn> = {
     const blob = encodeChunk2(input);
     return { result: blob, transfer: [blob.buffer as ArrayBuffer] };
   },
+  /** several chunks in one task: under a stream of pushes the main thread answers a worker only every few hundred ms, so one chunk a message left the workers idle */
+  encodeChunks(inputs: ChunkInput[]) {
+    const blobs = inputs.map((input) => encodeChunk2(input));
+    return { result: blobs, transfer: blobs.map((b) => b.buffer as ArrayBuffer) };
+  },
   logScan: (input: LogScanInput, ctx) => {
     const result = logScan(input, ctx);
     return { result, transfer: [result.ts.buffer as ArrayBuffer, ...(result.labelIndex ? [result.labelIndex.buffer as ArrayBuffer] : [])] };

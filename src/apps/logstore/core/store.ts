@@ -118,6 +118,8 @@ export interface LogStore {
 
 /** bytes of cut chunks waiting to be written past which they are encoded at the fast level (a safety valve) */
 const BACKLOG_FAST_BYTES = 256 * 1024 * 1024;
+/** chunks encoded, fsynced and committed together: the write-ahead log shrinks and memory is freed group by group */
+const WRITE_GROUP = 16;
 
 /** line characters of decoded chunks kept in memory (about three times as many bytes once decoded) */
 const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
@@ -323,28 +325,55 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
    * fsynced, then their rows committed in one transaction. Only then are they
    * the stream's chunks, and the write-ahead log may lose what they hold.
    */
+  /** encodes, stores and commits the chunks cut so far, a group at a time (each group frees its memory and its write-ahead segments) */
   const writePending = async () => {
     const batch: Array<[Stream, Pending]> = [];
     for (const s of byId.values()) for (const p of s.pending) batch.push([s, p]);
-    if (!batch.length) return;
-    // as many at once as the runner runs, a turn of the event loop after each: on this thread
-    // (no pool) a push waits for one chunk's encoding at most, never for the whole batch
+    // a group is encoded while the one before is written and committed (their waits overlap)
+    let storing: Promise<void> = Promise.resolve();
+    for (let at = 0; at < batch.length; at += WRITE_GROUP) {
+      const group = batch.slice(at, at + WRITE_GROUP);
+      const blobs = await encodeGroup(group);
+      await storing;
+      storing = storeGroup(group, blobs).then(truncateWal);
+    }
+    await storing;
+  };
+  const encodeGroup = async (batch: Array<[Stream, Pending]>): Promise<Uint8Array[]> => {
+    // as many at once as the runner runs; on this thread (no pool) a turn of the event loop
+    // after each, so a push waits for one chunk's encoding at most. With workers there is no
+    // such turn: under a stream of pushes one turn of the loop can take a few hundred ms, and
+    // encoding would fall behind ingest.
     const blobs: Uint8Array[] = new Array(batch.length);
     // chunks cut faster than they are encoded (ingest above the encoders' speed): the fast level,
     // so the backlog held in memory stops growing; the normal level again once it is worked off
-    const backlog = batch.reduce((n, [, p]) => n + p.bytes, 0);
+    let backlog = 0;
+    for (const s of byId.values()) for (const p of s.pending) backlog += p.bytes;
     const level = backlog > BACKLOG_FAST_BYTES ? CHUNK_DEFLATE_LEVEL_FAST : CHUNK_DEFLATE_LEVEL;
-    let next = 0;
-    const lane = async () => {
-      while (next < batch.length) {
-        const i = next++;
-        const input = chunkInput(batch[i]![1].entries);
-        input.level = level;
-        blobs[i] = await runner.run<Uint8Array>("encodeChunk", input, { transfer: [input.ts.buffer as ArrayBuffer, input.offsets.buffer as ArrayBuffer, input.lines.buffer as ArrayBuffer] });
+    const inputOf = (i: number) => {
+      const input = chunkInput(batch[i]![1].entries);
+      input.level = level;
+      return input;
+    };
+    const moved = (input: ChunkInput) => [input.ts.buffer as ArrayBuffer, input.offsets.buffer as ArrayBuffer, input.lines.buffer as ArrayBuffer];
+    if (runner.inline) {
+      for (let i = 0; i < batch.length; i++) {
+        blobs[i] = await runner.run<Uint8Array>("encodeChunk", inputOf(i));
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, runner.size) }, lane));
+    } else {
+      // one task per worker, each a share of the group
+      const share = Math.ceil(batch.length / Math.max(1, runner.size));
+      const tasks: Promise<void>[] = [];
+      for (let from = 0; from < batch.length; from += share) {
+        const inputs = Array.from({ length: Math.min(share, batch.length - from) }, (_, k) => inputOf(from + k));
+        tasks.push(runner.run<Uint8Array[]>("encodeChunks", inputs, { transfer: inputs.flatMap(moved) }).then((out) => out.forEach((b, k) => (blobs[from + k] = b))));
+      }
+      await Promise.all(tasks);
+    }
+    return blobs;
+  };
+  const storeGroup = async (batch: Array<[Stream, Pending]>, blobs: Uint8Array[]) => {
     const places = files ? await files.put(blobs) : undefined;
     const ids: number[] = [];
     await pg.transaction(async (tx) => {
@@ -486,6 +515,10 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
           entries: entries.map((e) => (e.metadata ? [tsText(e), e.line, e.metadata] : [tsText(e), e.line])),
         })),
       };
+      // a full segment is rotated here, not only by a flush: a flush busy encoding a long
+      // backlog must not leave one ever-growing segment that nothing can truncate. Before
+      // the append, so the heads note the segment that really holds the record.
+      wal?.maybeRotate();
       wal?.append(record);
       for (const { stream, entries } of batch) addToHead(stream, entries, record.seq, wal?.segment ?? 0);
     },
