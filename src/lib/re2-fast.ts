@@ -188,3 +188,79 @@ function skipClass(source: string, open: number): number {
   }
   return -1;
 }
+
+/** one top-level alternative of a pattern and the literal every match of it contains */
+export interface LiteralBranch {
+  /** the alternative's source */
+  branch: string;
+  literal: string;
+  /** true when every match of the alternative starts with `literal` (it opens the alternative) */
+  prefix: boolean;
+}
+
+/** the top-level alternatives of a pattern (`|` outside groups and classes), or undefined when it is malformed */
+function topLevelBranches(source: string): string[] | undefined {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "(") {
+      i = skipGroup(source, i);
+      if (i < 0) return undefined;
+    } else if (c === "[") {
+      i = skipClass(source, i);
+      if (i < 0) return undefined;
+    } else if (c === "|") {
+      out.push(source.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(source.slice(start));
+  return out;
+}
+
+/** the literal an alternative opens with (shortened by one when a quantifier follows it), or "" */
+function leadingLiteral(branch: string): string {
+  let run = "";
+  for (let i = 0; i < branch.length; i++) {
+    const c = branch[i]!;
+    if (c === "\\") {
+      const next = branch[i + 1];
+      if (next === undefined || !ASCII_PUNCT.test(next)) break;
+      run += next;
+      i++;
+    } else if (c === "?" || c === "*" || c === "{") return run.slice(0, -(run.length ? lastCharLength(run) : 0));
+    else if (META.has(c)) break;
+    else run += c;
+  }
+  return run;
+}
+
+/**
+ * A literal per top-level alternative such that every match of the pattern
+ * contains at least one of them (each alternative's own required literal), or
+ * undefined when some alternative has none of at least 3 characters. A
+ * pattern without `|` gives one branch (its requiredLiteral). Flags anywhere
+ * ((?i), (?s), (?m), (?U)...) give none: a flag group at the front would apply
+ * to every alternative, and (?i) makes a byte search inexact.
+ * An alternative opening with a literal of at least 3 characters takes that
+ * one (`prefix`): every match of it starts at an occurrence of the literal.
+ */
+export function literalBranches(source: string): LiteralBranch[] | undefined {
+  if (/\(\?[a-zA-Z-]/.test(source)) return undefined;
+  const branches = topLevelBranches(source);
+  if (!branches) return undefined;
+  const out: LiteralBranch[] = [];
+  for (const branch of branches) {
+    const lead = leadingLiteral(branch);
+    if (lead.length >= 3) {
+      out.push({ branch, literal: lead, prefix: true });
+      continue;
+    }
+    const needed = requiredLiteral(branch);
+    if (needed === undefined) return undefined;
+    out.push({ branch, literal: needed, prefix: false });
+  }
+  return out;
+}
