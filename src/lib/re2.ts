@@ -10,7 +10,7 @@
 // and Loki's line filter simplification do; others skip inputs lacking a
 // literal every match needs before running the engine.
 import { RE2JS, RE2JSException } from "re2js";
-import { fastTester, literalBranches, requiredLiteral } from "./re2-fast.ts";
+import { fastTester, literalBranches, requiredLiteral, stickyBranch } from "./re2-fast.ts";
 
 /** a pattern RE2 refuses; `message` is Go's regexp error text ("error parsing regexp: missing closing ): `(a`") */
 export class RegexSyntaxError extends Error {}
@@ -87,14 +87,24 @@ function unanchoredTest(re: RE2JS, source: string): (input: string) => boolean {
   const branches = literalBranches(source);
   if (!branches) return (input) => re.test(input);
   if (branches.every((b) => b.prefix)) {
-    const at = branches.map((b) => ({ literal: b.literal, branch: RE2JS.compile(b.branch) }));
+    // the simplest alternatives (literals, ASCII classes, one quantifier) as sticky JavaScript RegExps: the same matches, linear there too
+    const at = branches.map((b) => {
+      const sticky = stickyBranch(b.branch);
+      const engine = sticky ? undefined : RE2JS.compile(b.branch);
+      const at = sticky
+        ? (input: string, p: number) => {
+            sticky.lastIndex = p;
+            return sticky.test(input);
+          }
+        : (input: string, p: number) => engine!.matcher(p === 0 ? input : input.slice(p)).lookingAt();
+      return { literal: b.literal, at };
+    });
     return (input) => {
       let tries = 0;
       for (const b of at) {
         for (let p = input.indexOf(b.literal); p >= 0; p = input.indexOf(b.literal, p + 1)) {
           if (++tries > MAX_ANCHORED_TRIES) return re.test(input);
-          // lookingAt: a match that starts where the input starts
-          if (b.branch.matcher(p === 0 ? input : input.slice(p)).lookingAt()) return true;
+          if (b.at(input, p)) return true;
         }
       }
       return false;

@@ -4,7 +4,7 @@
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { compileAnchored, compileUnanchored, expandTemplate, replaceAll } from "../../src/lib/re2.ts";
-import { fastTester, literalBranches, requiredLiteral } from "../../src/lib/re2-fast.ts";
+import { fastTester, literalBranches, requiredLiteral, stickyBranch } from "../../src/lib/re2-fast.ts";
 
 const PATTERNS = [
   "", "foo", "foo|bar", "(foo|bar)", "(?:foo|bar)", "foo.*", ".*foo", ".*foo.*", "(foo|bar).*", ".*(foo|bar)", ".*(?:a|b).*",
@@ -16,6 +16,9 @@ const PATTERNS = [
   // alternatives each with a literal (tried where the literal occurs when it opens the alternative)
   'duration=[0-9]{5,}ms|"duration_ms":[0-9]{5,}', "abc\\b|xyz$", "foo\\d+|ba+r", "aaa+b", "abc|(de|fg)hij", "user|x.*timeout", "fo+o|abc?d",
   "abc\\B.|z(abc)", "😀😀x|ünï", "abc^|^abc", "(?s)abc.x|def", "a\\.b|[x-z]cde",
+  // alternatives run as sticky JavaScript RegExps, and ones refused
+  "abc[0-9]{2,3}x", "abc[a-cx-z\\d]+5", "abc5*5", "abc\\d?\\.d|xyz[\\.-]{2}", "duration=\\d{5}", "abc[\\\\d]", "abc{2", "abc[^x]y", "😀😀x{2}|ünï+",
+  "abc[-x]", "a=b\\\\c|user=[0-9]+[0-9]+x", "abc\\w", "abc.d",
 ];
 const INPUTS = ["user=12 a timeout", "user= timeout", "acde", "abcde", "abde", "abd", "abbcdef", "abcdef", "xabcyz", "xdefyz", "adefg", "abccde", "ABCDEF",
   "a.bcde", "abc", "defgh", "]yyy", "a)bccc", "foo{bar", "😀😀", "😀", "😀😀x", "", "foo", "bar", "FOO", "xfoo", "foox", "xfoox", "a.b", "a.bc", "axb", "a", "b", "ab", "ba", "...", "\u212A", "\u017F", "s", "K",
@@ -70,6 +73,13 @@ describe("literal branches (prefilter by a set of literals)", () => {
     expect(lits("(?i)error|warning")).toEqual(undefined);
     expect(lits("(?s)abc.x|def")).toEqual(undefined);
     expect(lits("err(?i:or)|warning")).toEqual(undefined);
+  });
+
+  it("alternatives as sticky JavaScript RegExps only where both engines agree and one quantifier varies", () => {
+    const taken = ['duration=[0-9]{5,}ms', '"duration_ms":[0-9]{5,}', "abc[0-9]{2,3}x", "abc[a-cx-z\\d]+5", "abc5*5", "abc\\d?\\.d", "a=b\\\\c", "😀😀x", "abc[\\.-z]"];
+    const refused = ["abc[^x]y", "abc{2", "abc\\w", "abc.d", "😀{2}", "user=[0-9]+[0-9]+x", "abc[\\\\d]", "abc[-x]", "abc+?", "abc(d)", "abc$", "ab\\x41"];
+    for (const b of taken) expect({ b, sticky: stickyBranch(b) !== undefined }).toEqual({ b, sticky: true });
+    for (const b of refused) expect({ b, sticky: stickyBranch(b) }).toEqual({ b, sticky: undefined });
   });
 
   it("every input an unanchored pattern matches holds one of its literals", () => {
