@@ -46,12 +46,14 @@ interface Plan {
 function planOf(stages: readonly Stage[]): Plan {
   const plan: Plan = { stages, must: [], mustNot: [], anyOf: [], regexes: [], literals: [], filtersOnly: true, noStages: stages.length === 0 };
   let json = false;
+  let labelsFromLine = true;
   for (const s of stages) {
-    // line filters after a line_format see the formatted line: those run in the pipeline;
-    // labels after a label_format or a regexp parser may be made of anything: no label prefilter past them either
-    if (s.kind === "line_format" || s.kind === "label_format" || s.kind === "regexp") break;
+    // line filters after a line_format see the formatted line: those run in the pipeline
+    if (s.kind === "line_format") break;
+    // labels after a label_format or a regexp parser may be made of anything: no label prefilter past them
+    if (s.kind === "label_format" || s.kind === "regexp") labelsFromLine = false;
     if (s.kind === "json") json = true;
-    if (s.kind === "labels") {
+    if (s.kind === "labels" && labelsFromLine) {
       for (const m of equalities(s.filter)) {
         const needles = labelNeedles(m.name, m.value, json);
         if (needles) plan.anyOf.push({ needles, unlessLabel: m.name });
@@ -200,7 +202,7 @@ function byteFilter(c: ChunkColumns, plan: Plan, lo: number, hi: number, labels:
  * passes the byte filters and then the regex filters, as a string, until it
  * returns false or the task is cancelled.
  */
-function eachSurvivor(c: ChunkColumns, plan: Plan, labels: Record<string, string>, lo: number, hi: number, backward: boolean, ctx: TaskContext, visit: (i: number, line: string) => boolean): void {
+function eachSurvivor(c: ChunkColumns, plan: Plan, labels: Record<string, string>, lo: number, hi: number, backward: boolean, ctx: TaskContext, visit: (i: number, line: string) => boolean, strings = true): void {
   const keep = byteFilter(c, plan, lo, hi, labels);
   const block = Buffer.from(c.lines.buffer, c.lines.byteOffset, c.lines.byteLength);
   const step = backward ? -1 : 1;
@@ -212,7 +214,8 @@ function eachSurvivor(c: ChunkColumns, plan: Plan, labels: Record<string, string
       if (ctx.cancelled()) return;
     }
     if (!keep[i]) continue;
-    const line = block.toString("utf8", c.offsets[i]!, c.offsets[i + 1]!);
+    // a count of lines that passed byte filters only needs no string
+    const line = strings ? block.toString("utf8", c.offsets[i]!, c.offsets[i + 1]!) : "";
     for (const r of plan.regexes) if (r.test(line) !== r.keep) continue next;
     if (!visit(i, line)) return;
   }
@@ -470,7 +473,7 @@ export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScan
         return false;
       }
       return true;
-    });
+    }, plan.regexes.length > 0 || !plan.filtersOnly);
   }
   const out: MetricGroup[] = [];
   for (const g of groups.values()) {
