@@ -103,6 +103,39 @@ function labelNeedles(name: string, value: string, json: boolean): Buffer[] | un
   return [Buffer.from(value, "utf8"), BACKSLASH];
 }
 
+type LinePrefilter = (line: string, streamLabels: Record<string, string>) => boolean;
+const linePrefilters = new WeakMap<readonly Stage[], LinePrefilter | null>();
+
+/**
+ * The scans' byte prefilters as a test of a line read here (heads, chunks
+ * being written): false when the pipeline would drop the line; undefined when
+ * the stages have none. (A substring of the string is a substring of its
+ * UTF-8 bytes and back.)
+ */
+export function linePrefilter(stages: readonly Stage[]): LinePrefilter | undefined {
+  let f = linePrefilters.get(stages);
+  if (f === undefined) {
+    const plan = planOf(stages);
+    const text = (b: Buffer) => b.toString("utf8");
+    const must = plan.must.map(text);
+    const mustNot = plan.mustNot.map(text);
+    const anyOf = plan.anyOf.map((a) => ({ needles: a.needles.map(text), unlessLabel: a.unlessLabel }));
+    f = must.length || mustNot.length || anyOf.length
+      ? (line, labels) => {
+          for (const m of must) if (!line.includes(m)) return false;
+          for (const m of mustNot) if (line.includes(m)) return false;
+          for (const a of anyOf) {
+            if (a.unlessLabel !== undefined && a.unlessLabel in labels) continue;
+            if (!a.needles.some((n) => line.includes(n))) return false;
+          }
+          return true;
+        }
+      : null;
+    linePrefilters.set(stages, f);
+  }
+  return f ?? undefined;
+}
+
 const MAX_PLANS = 256;
 const plans = new Map<string, { query: LogQuery; plan: Plan; range?: RangeAggregation; grouping?: VectorAggregation["grouping"] }>();
 
