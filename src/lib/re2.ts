@@ -48,7 +48,7 @@ function compile(source: string, wrapped: string, anchored: boolean): Regex {
     if (err instanceof RE2JSException) throw new RegexSyntaxError(err.message);
     throw err;
   }
-  const engineTest = anchored ? anchoredTest(re, source) : unanchoredTest(re, source);
+  const engineTest = anchored ? requiredLiteralTest(re, source) : unanchoredTest(re, source);
   const names = namesOf(re, re.groupCount() + 1);
   const regex: Regex = {
     source,
@@ -66,8 +66,8 @@ function compile(source: string, wrapped: string, anchored: boolean): Regex {
   return regex;
 }
 
-/** the engine behind the literal every match needs, when there is one */
-function anchoredTest(re: RE2JS, source: string): (input: string) => boolean {
+/** the engine behind the literal every match needs, when there is one (anchored patterns, and unanchored ones with flags) */
+function requiredLiteralTest(re: RE2JS, source: string): (input: string) => boolean {
   const needed = requiredLiteral(source);
   return needed === undefined ? (input) => re.test(input) : (input) => input.includes(needed) && re.test(input);
 }
@@ -85,7 +85,8 @@ const MAX_ANCHORED_TRIES = 8;
  */
 function unanchoredTest(re: RE2JS, source: string): (input: string) => boolean {
   const branches = literalBranches(source);
-  if (!branches) return (input) => re.test(input);
+  // a pattern with flags has no literal set, but may have one literal every match needs
+  if (!branches) return requiredLiteralTest(re, source);
   if (branches.every((b) => b.prefix)) {
     // the simplest alternatives (literals, ASCII classes, one quantifier) as sticky JavaScript RegExps: the same matches, linear there too
     const at = branches.map((b) => {

@@ -81,6 +81,8 @@ const LOG_QUERIES = [
   '{job="p"} |~ "érror|😀"',
   '{job="p"} |~ "level=\\\\S+|msg"',
   '{job="p"} |= "level" |~ "error\\\\b|info$" != "msg"',
+  '{job="p"} |~ "(?s)level=.rror"',
+  '{job="p"} !~ "(?s)level=.rror"',
 ];
 
 const METRIC_QUERIES = [

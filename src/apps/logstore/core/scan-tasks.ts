@@ -10,7 +10,7 @@
 // runs the same on a worker thread or on this one.
 import { Buffer } from "node:buffer";
 import type { TaskContext, TaskFn } from "../../../lib/tasks.ts";
-import { literalBranches } from "../../../lib/re2-fast.ts";
+import { literalBranches, requiredLiteral } from "../../../lib/re2-fast.ts";
 import { encodeChunk2, type ChunkInput } from "./chunk-format.ts";
 import { decodeColumns, readSource, sourceMayContain, type ChunkColumns, type ChunkSource } from "./columns.ts";
 import { parseLogQL, type LabelFilter, type LogQuery, type Matcher, type MetricQuery, type RangeAggregation, type Stage, type VectorAggregation } from "./logql/parse.ts";
@@ -69,11 +69,13 @@ function planOf(stages: readonly Stage[]): Plan {
     } else {
       const re = f.re!;
       plan.regexes.push({ keep: f.op === "|~", test: (line) => re.test(line) });
-      const branches = f.op === "|~" ? literalBranches(f.value) : undefined;
-      if (branches?.length === 1) {
-        plan.must.push(Buffer.from(branches[0]!.literal, "utf8"));
-        plan.literals.push(branches[0]!.literal);
-      } else if (branches) plan.anyOf.push({ needles: branches.map((b) => Buffer.from(b.literal, "utf8")) });
+      if (f.op === "!~") continue;
+      // a literal per alternative; a pattern with flags has no such set, but may have one literal every match needs
+      const needed = literalBranches(f.value)?.map((b) => b.literal) ?? [requiredLiteral(f.value)].filter((l) => l !== undefined);
+      if (needed.length === 1) {
+        plan.must.push(Buffer.from(needed[0]!, "utf8"));
+        plan.literals.push(needed[0]!);
+      } else if (needed.length) plan.anyOf.push({ needles: needed.map((l) => Buffer.from(l, "utf8")) });
     }
   }
   plan.filtersOnly = stages.every((s) => s.kind === "line");
