@@ -188,3 +188,162 @@ function skipClass(source: string, open: number): number {
   }
   return -1;
 }
+
+/** one top-level alternative of a pattern and the literal every match of it contains */
+export interface LiteralBranch {
+  /** the alternative's source */
+  branch: string;
+  literal: string;
+  /** true when every match of the alternative starts with `literal` (it opens the alternative) */
+  prefix: boolean;
+}
+
+/** the top-level alternatives of a pattern (`|` outside groups and classes), or undefined when it is malformed */
+function topLevelBranches(source: string): string[] | undefined {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "(") {
+      i = skipGroup(source, i);
+      if (i < 0) return undefined;
+    } else if (c === "[") {
+      i = skipClass(source, i);
+      if (i < 0) return undefined;
+    } else if (c === "|") {
+      out.push(source.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(source.slice(start));
+  return out;
+}
+
+/** the literal an alternative opens with (shortened by one when a quantifier follows it), or "" */
+function leadingLiteral(branch: string): string {
+  let run = "";
+  for (let i = 0; i < branch.length; i++) {
+    const c = branch[i]!;
+    if (c === "\\") {
+      const next = branch[i + 1];
+      if (next === undefined || !ASCII_PUNCT.test(next)) break;
+      run += next;
+      i++;
+    } else if (c === "?" || c === "*" || c === "{") return run.slice(0, -(run.length ? lastCharLength(run) : 0));
+    else if (META.has(c)) break;
+    else run += c;
+  }
+  return run;
+}
+
+/**
+ * A literal per top-level alternative such that every match of the pattern
+ * contains at least one of them (each alternative's own required literal), or
+ * undefined when some alternative has none of at least 3 characters. A
+ * pattern without `|` gives one branch (its requiredLiteral). Flags anywhere
+ * ((?i), (?s), (?m), (?U)...) give none: a flag group at the front would apply
+ * to every alternative, and (?i) makes a byte search inexact.
+ * An alternative opening with a literal of at least 3 characters takes that
+ * one (`prefix`): every match of it starts at an occurrence of the literal.
+ */
+export function literalBranches(source: string): LiteralBranch[] | undefined {
+  if (/\(\?[a-zA-Z-]/.test(source)) return undefined;
+  const branches = topLevelBranches(source);
+  if (!branches) return undefined;
+  const out: LiteralBranch[] = [];
+  for (const branch of branches) {
+    const lead = leadingLiteral(branch);
+    if (lead.length >= 3) {
+      out.push({ branch, literal: lead, prefix: true });
+      continue;
+    }
+    const needed = requiredLiteral(branch);
+    if (needed === undefined) return undefined;
+    out.push({ branch, literal: needed, prefix: false });
+  }
+  return out;
+}
+
+/**
+ * A sticky JavaScript RegExp equal to the RE2 alternative `branch` matched at
+ * a given position (lastIndex), or undefined. Taken only where the two
+ * engines agree and backtracking stays linear: literal characters (escaped
+ * punctuation included), `\d`, classes of ASCII letters, digits, escaped
+ * punctuation and ranges of those (not negated), each optionally followed by
+ * one greedy quantifier (?, *, +, {n}, {n,}, {n,m}) — at most one quantifier
+ * of variable count in the whole alternative.
+ */
+export function stickyBranch(branch: string): RegExp | undefined {
+  let out = "";
+  let variable = 0;
+  let canRepeat = false;
+  for (let i = 0; i < branch.length; i++) {
+    const c = branch[i]!;
+    if (c === "\\") {
+      const next = branch[i + 1];
+      if (next === undefined) return undefined;
+      if (next === "d") out += "[0-9]";
+      else if (ASCII_PUNCT.test(next)) out += `\\${next}`;
+      else return undefined;
+      i++;
+      canRepeat = true;
+    } else if (c === "[") {
+      const close = asciiClassEnd(branch, i);
+      if (close < 0) return undefined;
+      out += branch.slice(i, close + 1).replace(/\\d/g, "0-9");
+      i = close;
+      canRepeat = true;
+    } else if (c === "?" || c === "*" || c === "+" || c === "{") {
+      if (!canRepeat) return undefined;
+      let q = c;
+      if (c === "{") {
+        const m = /^\{(\d{1,3})(,(\d{1,3})?)?\}/.exec(branch.slice(i));
+        if (!m) return undefined;
+        q = m[0];
+        i += q.length - 1;
+        if (m[2] !== undefined && m[3] !== m[1]) variable++;
+      } else variable++;
+      if (variable > 1 || branch[i + 1] === "?" || branch[i + 1] === "+" || branch[i + 1] === "*" || branch[i + 1] === "{") return undefined;
+      out += q;
+      canRepeat = false;
+    } else if (META.has(c)) return undefined;
+    else {
+      // a character outside the BMP is two code units here: a quantifier would repeat only the second
+      if (c.charCodeAt(0) >= 0xd800 && c.charCodeAt(0) <= 0xdfff) {
+        out += c;
+        canRepeat = false;
+        continue;
+      }
+      out += /[A-Za-z0-9_ ]/.test(c) || c.charCodeAt(0) > 0x7f ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
+      canRepeat = true;
+    }
+  }
+  return new RegExp(out, "y");
+}
+
+/** the index of the `]` closing a class made only of ASCII letters, digits, `\d`, escaped punctuation and ranges, or -1 */
+function asciiClassEnd(source: string, open: number): number {
+  let i = open + 1;
+  if (source[i] === "^" || source[i] === "]") return -1;
+  let prevSingle = false;
+  for (; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === "]") return i > open + 1 ? i : -1;
+    if (c === "\\") {
+      const next = source[i + 1];
+      if (next === "d") prevSingle = false;
+      else if (next !== undefined && next !== "\\" && ASCII_PUNCT.test(next)) prevSingle = true;
+      else return -1;
+      i++;
+    } else if (c === "-") {
+      // a range between two single characters (a-z, 0-9); a leading or trailing "-" is refused
+      const to = source[i + 1];
+      if (!prevSingle || to === undefined || !/[A-Za-z0-9]/.test(to)) return -1;
+      i++;
+      prevSingle = false;
+    } else if (/[A-Za-z0-9]/.test(c)) prevSingle = true;
+    else return -1;
+  }
+  return -1;
+}

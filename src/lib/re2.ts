@@ -10,7 +10,7 @@
 // and Loki's line filter simplification do; others skip inputs lacking a
 // literal every match needs before running the engine.
 import { RE2JS, RE2JSException } from "re2js";
-import { fastTester, requiredLiteral } from "./re2-fast.ts";
+import { fastTester, literalBranches, requiredLiteral, stickyBranch } from "./re2-fast.ts";
 
 /** a pattern RE2 refuses; `message` is Go's regexp error text ("error parsing regexp: missing closing ): `(a`") */
 export class RegexSyntaxError extends Error {}
@@ -48,8 +48,7 @@ function compile(source: string, wrapped: string, anchored: boolean): Regex {
     if (err instanceof RE2JSException) throw new RegexSyntaxError(err.message);
     throw err;
   }
-  const needed = requiredLiteral(source);
-  const engineTest = needed === undefined ? (input: string) => re.test(input) : (input: string) => input.includes(needed) && re.test(input);
+  const engineTest = anchored ? requiredLiteralTest(re, source) : unanchoredTest(re, source);
   const names = namesOf(re, re.groupCount() + 1);
   const regex: Regex = {
     source,
@@ -65,6 +64,59 @@ function compile(source: string, wrapped: string, anchored: boolean): Regex {
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(key, regex);
   return regex;
+}
+
+/** the engine behind the literal every match needs, when there is one (anchored patterns, and unanchored ones with flags) */
+function requiredLiteralTest(re: RE2JS, source: string): (input: string) => boolean {
+  const needed = requiredLiteral(source);
+  return needed === undefined ? (input) => re.test(input) : (input) => input.includes(needed) && re.test(input);
+}
+
+/** occurrences of an opening literal tried one by one before the whole line goes to the engine (keeps the search linear) */
+const MAX_ANCHORED_TRIES = 8;
+
+/**
+ * An unanchored search: when every top-level alternative opens with a literal
+ * (`duration=[0-9]{5,}ms|"duration_ms":[0-9]{5,}`), a match starts at an
+ * occurrence of one of them, so the alternative runs anchored at each
+ * occurrence only (RE2 reads a few characters there instead of the whole
+ * line; the alternative's assertions only look at characters from the
+ * occurrence on, since it opens with a literal); otherwise a line lacking every alternative's literal is skipped.
+ */
+function unanchoredTest(re: RE2JS, source: string): (input: string) => boolean {
+  const branches = literalBranches(source);
+  // a pattern with flags has no literal set, but may have one literal every match needs
+  if (!branches) return requiredLiteralTest(re, source);
+  if (branches.every((b) => b.prefix)) {
+    // the simplest alternatives (literals, ASCII classes, one quantifier) as sticky JavaScript RegExps: the same matches, linear there too
+    const at = branches.map((b) => {
+      const sticky = stickyBranch(b.branch);
+      const engine = sticky ? undefined : RE2JS.compile(b.branch);
+      const at = sticky
+        ? (input: string, p: number) => {
+            sticky.lastIndex = p;
+            return sticky.test(input);
+          }
+        : (input: string, p: number) => engine!.matcher(p === 0 ? input : input.slice(p)).lookingAt();
+      return { literal: b.literal, at };
+    });
+    return (input) => {
+      let tries = 0;
+      for (const b of at) {
+        for (let p = input.indexOf(b.literal); p >= 0; p = input.indexOf(b.literal, p + 1)) {
+          if (++tries > MAX_ANCHORED_TRIES) return re.test(input);
+          if (b.at(input, p)) return true;
+        }
+      }
+      return false;
+    };
+  }
+  const literals = branches.map((b) => b.literal);
+  if (literals.length === 1) {
+    const needed = literals[0]!;
+    return (input) => input.includes(needed) && re.test(input);
+  }
+  return (input) => literals.some((l) => input.includes(l)) && re.test(input);
 }
 
 function namesOf(re: RE2JS, count: number): (string | undefined)[] {

@@ -4,7 +4,7 @@
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { compileAnchored, compileUnanchored, expandTemplate, replaceAll } from "../../src/lib/re2.ts";
-import { fastTester, requiredLiteral } from "../../src/lib/re2-fast.ts";
+import { fastTester, literalBranches, requiredLiteral, stickyBranch } from "../../src/lib/re2-fast.ts";
 
 const PATTERNS = [
   "", "foo", "foo|bar", "(foo|bar)", "(?:foo|bar)", "foo.*", ".*foo", ".*foo.*", "(foo|bar).*", ".*(foo|bar)", ".*(?:a|b).*",
@@ -13,10 +13,18 @@ const PATTERNS = [
   // not shortcuts, but prefiltered by a required literal
   "user=\\d+ .*timeout", "ab?cde", "abc*d", "ab{2}cdef", "x(abc|def)yz", "[abc]defg", "abc+de", "(?i)abcdef", "a\\.bcd.*e", "\\Qabc\\E",
   "abc|defgh", "[]x]yyy", "(a[)]b)ccc", "foo{bar", "😀😀x?",
+  // alternatives each with a literal (tried where the literal occurs when it opens the alternative)
+  'duration=[0-9]{5,}ms|"duration_ms":[0-9]{5,}', "abc\\b|xyz$", "foo\\d+|ba+r", "aaa+b", "abc|(de|fg)hij", "user|x.*timeout", "fo+o|abc?d",
+  "abc\\B.|z(abc)", "😀😀x|ünï", "abc^|^abc", "(?s)abc.x|def", "a\\.b|[x-z]cde",
+  // alternatives run as sticky JavaScript RegExps, and ones refused
+  "abc[0-9]{2,3}x", "abc[a-cx-z\\d]+5", "abc5*5", "abc\\d?\\.d|xyz[\\.-]{2}", "duration=\\d{5}", "abc[\\\\d]", "abc{2", "abc[^x]y", "😀😀x{2}|ünï+",
+  "abc[-x]", "a=b\\\\c|user=[0-9]+[0-9]+x", "abc\\w", "abc.d",
 ];
 const INPUTS = ["user=12 a timeout", "user= timeout", "acde", "abcde", "abde", "abd", "abbcdef", "abcdef", "xabcyz", "xdefyz", "adefg", "abccde", "ABCDEF",
   "a.bcde", "abc", "defgh", "]yyy", "a)bccc", "foo{bar", "😀😀", "😀", "😀😀x", "", "foo", "bar", "FOO", "xfoo", "foox", "xfoox", "a.b", "a.bc", "axb", "a", "b", "ab", "ba", "...", "\u212A", "\u017F", "s", "K",
-  "foo|bar", "x-y", "a/b", "ünï", "código", "x*y", "line\nfoo", "foo\n", "\u212Aoo", "f\u212Ao"];
+  "foo|bar", "x-y", "a/b", "ünï", "código", "x*y", "line\nfoo", "foo\n", "\u212Aoo", "f\u212Ao",
+  "duration=12345ms", "duration=1234ms duration=123456ms", '{"duration_ms":99999}', '"duration_ms":9999', "abcd", "abc d", "xyz", "xyzz", "foo12", "fooo",
+  "baaar", "aa".repeat(30) + "b", "aa".repeat(30) + "c", "dehij", "fghij", "userx timeout", "abd", "foood", "abcDx", "abcd.", "zabc", "abc\nx", "abc", "a.b", "xcde", "😀😀x"];
 
 describe("re2 shortcuts agree with the engine", () => {
   for (const anchored of [true, false]) {
@@ -46,6 +54,41 @@ describe("required literals (prefilter)", () => {
       ["abcd{2}", "abc"], ["ab\\.cd", "ab.cd"], ["[a-z]+:abc", ":abc"],
     ];
     for (const [p, want] of cases) expect({ p, got: requiredLiteral(p) }).toEqual({ p, got: want });
+  });
+});
+
+describe("literal branches (prefilter by a set of literals)", () => {
+  it("give one literal per top-level alternative; the ones that open it are marked prefix; none where unsure", () => {
+    const lits = (p: string) => literalBranches(p)?.map((b) => `${b.prefix ? "^" : ""}${b.literal}`);
+    expect(lits('duration=[0-9]{5,}ms|"duration_ms":[0-9]{5,}')).toEqual(["^duration=", '^"duration_ms":']);
+    expect(lits("abc|defgh")).toEqual(["^abc", "^defgh"]);
+    expect(lits("x(abc|def)yz|[a-z]+:abcd")).toEqual(undefined);
+    expect(lits("(abc|def)yzw|[a-z]+:abcd")).toEqual(["yzw", ":abcd"]);
+    expect(lits("abc?d|\\d+timeout")).toEqual(undefined);
+    expect(lits("abcd?e|\\d+timeout")).toEqual(["^abc", "timeout"]);
+    expect(lits("a\\.bc|x")).toEqual(undefined);
+    expect(lits("user=\\d+ .*timeout")).toEqual(["^user="]);
+    expect(lits("abc|")).toEqual(undefined);
+    // flags: (?i) makes a byte search inexact, and a leading flag group spans every alternative
+    expect(lits("(?i)error|warning")).toEqual(undefined);
+    expect(lits("(?s)abc.x|def")).toEqual(undefined);
+    expect(lits("err(?i:or)|warning")).toEqual(undefined);
+  });
+
+  it("alternatives as sticky JavaScript RegExps only where both engines agree and one quantifier varies", () => {
+    const taken = ['duration=[0-9]{5,}ms', '"duration_ms":[0-9]{5,}', "abc[0-9]{2,3}x", "abc[a-cx-z\\d]+5", "abc5*5", "abc\\d?\\.d", "a=b\\\\c", "😀😀x", "abc[\\.-z]"];
+    const refused = ["abc[^x]y", "abc{2", "abc\\w", "abc.d", "😀{2}", "user=[0-9]+[0-9]+x", "abc[\\\\d]", "abc[-x]", "abc+?", "abc(d)", "abc$", "ab\\x41"];
+    for (const b of taken) expect({ b, sticky: stickyBranch(b) !== undefined }).toEqual({ b, sticky: true });
+    for (const b of refused) expect({ b, sticky: stickyBranch(b) }).toEqual({ b, sticky: undefined });
+  });
+
+  it("every input an unanchored pattern matches holds one of its literals", () => {
+    for (const p of PATTERNS) {
+      const branches = literalBranches(p);
+      if (!branches) continue;
+      const engine = RE2JS.compile(p);
+      for (const s of INPUTS) if (engine.test(s)) expect({ p, s, has: branches.some((b) => s.includes(b.literal)) }).toEqual({ p, s, has: true });
+    }
   });
 });
 

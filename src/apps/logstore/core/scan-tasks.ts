@@ -10,10 +10,10 @@
 // runs the same on a worker thread or on this one.
 import { Buffer } from "node:buffer";
 import type { TaskContext, TaskFn } from "../../../lib/tasks.ts";
-import { requiredLiteral } from "../../../lib/re2-fast.ts";
+import { literalBranches, requiredLiteral } from "../../../lib/re2-fast.ts";
 import { encodeChunk2, type ChunkInput } from "./chunk-format.ts";
 import { decodeColumns, readSource, sourceMayContain, type ChunkColumns, type ChunkSource } from "./columns.ts";
-import { parseLogQL, type LogQuery, type MetricQuery, type RangeAggregation, type Stage, type VectorAggregation } from "./logql/parse.ts";
+import { parseLogQL, type LabelFilter, type LogQuery, type Matcher, type MetricQuery, type RangeAggregation, type Stage, type VectorAggregation } from "./logql/parse.ts";
 import { runPipeline } from "./logql/pipeline.ts";
 
 /** lines between two looks at `ctx.cancelled()` */
@@ -26,6 +26,13 @@ interface Plan {
   must: Buffer[];
   /** literals no kept line contains (!=) */
   mustNot: Buffer[];
+  /**
+   * sets of which every kept line contains at least one member: the
+   * alternatives' literals of a |~ regex, and `value` or a backslash for an
+   * equality label filter after json/logfmt (skipped when the stream has the
+   * label: the parsers do not replace it, so the line does not decide)
+   */
+  anyOf: Array<{ needles: Buffer[]; unlessLabel?: string }>;
   /** regex filters still to run on the candidate lines, in pipeline order */
   regexes: Array<{ keep: boolean; test: (line: string) => boolean }>;
   /** the literal texts of `must`, for chunkMayContain */
@@ -37,10 +44,21 @@ interface Plan {
 }
 
 function planOf(stages: readonly Stage[]): Plan {
-  const plan: Plan = { stages, must: [], mustNot: [], regexes: [], literals: [], filtersOnly: true, noStages: stages.length === 0 };
+  const plan: Plan = { stages, must: [], mustNot: [], anyOf: [], regexes: [], literals: [], filtersOnly: true, noStages: stages.length === 0 };
+  let json = false;
+  let labelsFromLine = true;
   for (const s of stages) {
     // line filters after a line_format see the formatted line: those run in the pipeline
     if (s.kind === "line_format") break;
+    // labels after a label_format or a regexp parser may be made of anything: no label prefilter past them
+    if (s.kind === "label_format" || s.kind === "regexp") labelsFromLine = false;
+    if (s.kind === "json") json = true;
+    if (s.kind === "labels" && labelsFromLine) {
+      for (const m of equalities(s.filter)) {
+        const needles = labelNeedles(m.name, m.value, json);
+        if (needles) plan.anyOf.push({ needles, unlessLabel: m.name });
+      }
+    }
     if (s.kind !== "line") continue;
     const f = s.filter;
     if (f.op === "|=") {
@@ -51,15 +69,73 @@ function planOf(stages: readonly Stage[]): Plan {
     } else {
       const re = f.re!;
       plan.regexes.push({ keep: f.op === "|~", test: (line) => re.test(line) });
-      const needed = f.op === "|~" ? requiredLiteral(f.value) : undefined;
-      if (needed !== undefined) {
-        plan.must.push(Buffer.from(needed, "utf8"));
-        plan.literals.push(needed);
-      }
+      if (f.op === "!~") continue;
+      // a literal per alternative; a pattern with flags has no such set, but may have one literal every match needs
+      const needed = literalBranches(f.value)?.map((b) => b.literal) ?? [requiredLiteral(f.value)].filter((l) => l !== undefined);
+      if (needed.length === 1) {
+        plan.must.push(Buffer.from(needed[0]!, "utf8"));
+        plan.literals.push(needed[0]!);
+      } else if (needed.length) plan.anyOf.push({ needles: needed.map((l) => Buffer.from(l, "utf8")) });
     }
   }
   plan.filtersOnly = stages.every((s) => s.kind === "line");
   return plan;
+}
+
+/** the `name="value"` matchers a label filter requires (the conjuncts of an and; none under an or) */
+function equalities(f: LabelFilter): Matcher[] {
+  if (f.kind === "and") return [...equalities(f.left), ...equalities(f.right)];
+  return f.kind === "match" && f.matcher.op === "=" ? [f.matcher] : [];
+}
+
+const BACKSLASH = Buffer.from("\\");
+
+/**
+ * What a line's bytes must contain (one of) for json/logfmt to give the label
+ * `name` the value `value`: the value itself, or a backslash (an escape in a
+ * JSON string or a quoted logfmt value could spell it otherwise). Undefined
+ * when the line need not show it: an empty value (a missing label is ""), the
+ * parsers' own error labels, a value JSON could spell as a number (2e2 is
+ * "200", 1e999 "Infinity"), or one holding U+FFFD (what invalid UTF-8 reads as).
+ */
+function labelNeedles(name: string, value: string, json: boolean): Buffer[] | undefined {
+  if (value === "" || name.startsWith("__error")) return undefined;
+  if (json && /^-?(?:[0-9]|Infinity$)/.test(value)) return undefined;
+  if (value.includes("\ufffd")) return undefined;
+  return [Buffer.from(value, "utf8"), BACKSLASH];
+}
+
+type LinePrefilter = (line: string, streamLabels: Record<string, string>) => boolean;
+const linePrefilters = new WeakMap<readonly Stage[], LinePrefilter | null>();
+
+/**
+ * The scans' byte prefilters as a test of a line read here (heads, chunks
+ * being written): false when the pipeline would drop the line; undefined when
+ * the stages have none. (A substring of the string is a substring of its
+ * UTF-8 bytes and back.)
+ */
+export function linePrefilter(stages: readonly Stage[]): LinePrefilter | undefined {
+  let f = linePrefilters.get(stages);
+  if (f === undefined) {
+    const plan = planOf(stages);
+    const text = (b: Buffer) => b.toString("utf8");
+    const must = plan.must.map(text);
+    const mustNot = plan.mustNot.map(text);
+    const anyOf = plan.anyOf.map((a) => ({ needles: a.needles.map(text), unlessLabel: a.unlessLabel }));
+    f = must.length || mustNot.length || anyOf.length
+      ? (line, labels) => {
+          for (const m of must) if (!line.includes(m)) return false;
+          for (const m of mustNot) if (line.includes(m)) return false;
+          for (const a of anyOf) {
+            if (a.unlessLabel !== undefined && a.unlessLabel in labels) continue;
+            if (!a.needles.some((n) => line.includes(n))) return false;
+          }
+          return true;
+        }
+      : null;
+    linePrefilters.set(stages, f);
+  }
+  return f ?? undefined;
 }
 
 const MAX_PLANS = 256;
@@ -127,11 +203,21 @@ function linesContaining(c: ChunkColumns, block: Buffer, needle: Buffer, lo: num
 }
 
 /** the candidate lines of [lo, hi) after the byte filters (1 = still in) */
-function byteFilter(c: ChunkColumns, plan: Plan, lo: number, hi: number): Uint8Array {
+function byteFilter(c: ChunkColumns, plan: Plan, lo: number, hi: number, labels: Record<string, string>): Uint8Array {
   const block = Buffer.from(c.lines.buffer, c.lines.byteOffset, c.lines.byteLength);
   let keep: Uint8Array | undefined;
   for (const needle of plan.must) {
     const hits = linesContaining(c, block, needle, lo, hi);
+    if (!keep) keep = hits;
+    else for (let i = lo; i < hi; i++) keep[i]! &= hits[i]!;
+  }
+  for (const set of plan.anyOf) {
+    if (set.unlessLabel !== undefined && set.unlessLabel in labels) continue;
+    const hits = linesContaining(c, block, set.needles[0]!, lo, hi);
+    for (let k = 1; k < set.needles.length; k++) {
+      const more = linesContaining(c, block, set.needles[k]!, lo, hi);
+      for (let i = lo; i < hi; i++) hits[i]! |= more[i]!;
+    }
     if (!keep) keep = hits;
     else for (let i = lo; i < hi; i++) keep[i]! &= hits[i]!;
   }
@@ -151,8 +237,8 @@ function byteFilter(c: ChunkColumns, plan: Plan, lo: number, hi: number): Uint8A
  * passes the byte filters and then the regex filters, as a string, until it
  * returns false or the task is cancelled.
  */
-function eachSurvivor(c: ChunkColumns, plan: Plan, lo: number, hi: number, backward: boolean, ctx: TaskContext, visit: (i: number, line: string) => boolean): void {
-  const keep = byteFilter(c, plan, lo, hi);
+function eachSurvivor(c: ChunkColumns, plan: Plan, labels: Record<string, string>, lo: number, hi: number, backward: boolean, ctx: TaskContext, visit: (i: number, line: string) => boolean, strings = true): void {
+  const keep = byteFilter(c, plan, lo, hi, labels);
   const block = Buffer.from(c.lines.buffer, c.lines.byteOffset, c.lines.byteLength);
   const step = backward ? -1 : 1;
   const end = backward ? lo - 1 : hi;
@@ -163,7 +249,8 @@ function eachSurvivor(c: ChunkColumns, plan: Plan, lo: number, hi: number, backw
       if (ctx.cancelled()) return;
     }
     if (!keep[i]) continue;
-    const line = block.toString("utf8", c.offsets[i]!, c.offsets[i + 1]!);
+    // a count of lines that passed byte filters only needs no string
+    const line = strings ? block.toString("utf8", c.offsets[i]!, c.offsets[i + 1]!) : "";
     for (const r of plan.regexes) if (r.test(line) !== r.keep) continue next;
     if (!visit(i, line)) return;
   }
@@ -224,7 +311,7 @@ export function logScan(input: LogScanInput, ctx: TaskContext): LogScanResult {
   const labelSets: Array<Record<string, string>> = [];
   const setIndex = new Map<string, number>();
   let labelIndex: number[] | undefined;
-  eachSurvivor(c, plan, lo, hi, input.backward, ctx, (i, line) => {
+  eachSurvivor(c, plan, input.labels, lo, hi, input.backward, ctx, (i, line) => {
     let outLine = line;
     let at = -1;
     if (!plan.filtersOnly) {
@@ -400,7 +487,7 @@ export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScan
     for (let i = lo; i < hi; i++) g.counter.add(ms[i - lo]!, c.offsets[i + 1]! - c.offsets[i]!);
   } else {
     const streamKey = input.grouping ? JSON.stringify(groupLabels(input.labels, input.grouping)) : "";
-    eachSurvivor(c, plan, lo, hi, false, ctx, (i, line) => {
+    eachSurvivor(c, plan, input.labels, lo, hi, false, ctx, (i, line) => {
       let key = streamKey;
       let labels: Record<string, string> | undefined = input.grouping ? groupLabels(input.labels, input.grouping) : undefined;
       if (!plan.filtersOnly) {
@@ -421,7 +508,7 @@ export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScan
         return false;
       }
       return true;
-    });
+    }, plan.regexes.length > 0 || !plan.filtersOnly);
   }
   const out: MetricGroup[] = [];
   for (const g of groups.values()) {

@@ -12,7 +12,7 @@ import { inlineRunner, type TaskRunner } from "../../../../lib/tasks.ts";
 import { tsText, type Entry } from "../chunks.ts";
 import { labelText } from "../push-decode.ts";
 import { mergeLanes, type Run } from "../merge.ts";
-import { groupLabels, logTasks, WindowCounter, type LogScanInput, type LogScanResult, type MetricScanInput, type MetricScanResult } from "../scan-tasks.ts";
+import { groupLabels, linePrefilter, logTasks, WindowCounter, type LogScanInput, type LogScanResult, type MetricScanInput, type MetricScanResult } from "../scan-tasks.ts";
 import type { ChunkMeta, LogStore, Stream } from "../store.ts";
 import { textOf, type LogQuery, type MetricQuery, type RangeAggregation, type VectorAggregation } from "./parse.ts";
 import { matchesAll, runPipeline } from "./pipeline.ts";
@@ -196,6 +196,8 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
   let taken = 0;
   if (limit <= 0) return [];
   const text = textOf(q);
+  // the scans' byte prefilters, on the strings of entries read here: lines the pipeline would drop skip it
+  const pre = linePrefilter(q.stages);
   const runner = src.runner ?? thisThread;
   const { ctl, unlink } = linkedAbort(src.signal);
   const ahead = prefetcher(Math.max(1, 2 * runner.size));
@@ -231,7 +233,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
       (lane, e) => {
         const s = selected[lane]!;
         const done = (e as ScannedEntry).scanned ? { line: e.line, labels: (e as ScannedEntry).labels ?? s.labels } : undefined;
-        const p = done ?? runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput);
+        const p = done ?? (pre && !pre(e.line, s.labels) ? undefined : runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput));
         if (!p) return true;
         let key = keys.get(p.labels);
         if (key === undefined) {
@@ -361,6 +363,8 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
   // then in-memory runs here, in slices
   const inMemoryDone = async () => {
     await stored;
+    // the scans' byte prefilters, on the strings: lines the pipeline would drop skip it
+    const pre = linePrefilter(r.query.stages);
     for (const { lane, rank, entries } of inMemory) {
       const s = selected[lane]!;
       const groups = new Map<string, { labels: Record<string, string>; order: Accumulated["order"]; counter: WindowCounter }>();
@@ -368,6 +372,7 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
         if ((i & 1023) === 1023) await pace();
         const e = entries[i]!;
         if (e.ts < from || e.ts >= to) continue;
+        if (pre && !pre(e.line, s.labels)) continue;
         const p = runPipeline(r.query.stages, e.line, s.labels, src.maxTemplateOutput);
         if (!p) continue;
         const labels = grouping ? groupLabels(p.labels, grouping) : p.labels;
