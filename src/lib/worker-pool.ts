@@ -25,6 +25,8 @@ export interface WorkerPoolOptions {
   entry: () => URL | string;
   /** how long a cancelled task may keep running before its worker is terminated (default 1 s) */
   cancelGraceMs?: number;
+  /** how long a worker may sit idle before it is ended, its memory given back (default 15 s; 0: never) */
+  idleMs?: number;
   /** told when a worker dies or is terminated */
   onWorkerExit?: (info: { reason: string; task: string | undefined }) => void;
 }
@@ -70,11 +72,15 @@ interface Slot {
   error: unknown;
   /** why the pool terminated it */
   terminated: string | undefined;
+  idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** ended by the pool for sitting idle (not a death) */
+  idle?: boolean;
 }
 
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const size = Math.max(0, Math.floor(options.size));
   const grace = options.cancelGraceMs ?? 1_000;
+  const idleMs = options.idleMs ?? 15_000;
   const metrics = poolMetrics();
   let inline: TaskRunner | undefined;
   if (size === 0) inline = inlineRunner(options.tasks);
@@ -105,7 +111,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     entry ??= options.entry();
     const shared = new SharedArrayBuffer(4);
     const worker = new Worker(entry, { workerData: { cancelFlag: shared } });
-    const slot: Slot = { worker, flag: new Int32Array(shared), job: undefined, gone: false, killTimer: undefined, error: undefined, terminated: undefined };
+    const slot: Slot = { worker, flag: new Int32Array(shared), job: undefined, gone: false, killTimer: undefined, error: undefined, terminated: undefined, idleTimer: undefined };
     worker.on("message", (reply: Reply) => {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
@@ -122,7 +128,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       const reason = slot.terminated ?? (cause instanceof Error ? `failed: ${cause.message}` : `exited with code ${code}`);
       leave(slot);
       if (job) settle(job, { error: new Error(`worker ${reason} while running ${job.name}`, { cause }) });
-      if (!closed) {
+      if (!closed && !slot.idle) {
         metrics.ended.inc({ reason: slot.terminated ? "cancelled" : "died" });
         options.onWorkerExit?.({ reason, task: job?.name });
       }
@@ -139,13 +145,27 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     slot.job = undefined;
     clearTimeout(slot.killTimer);
     slot.killTimer = undefined;
-    if (!slot.gone) slot.worker.unref();
+    if (slot.gone) return;
+    slot.worker.unref();
+    // a worker left idle is ended: what its heap grew to (decoded chunks, a query's
+    // series) goes back to the system; the next task spawns a fresh one
+    if (idleMs > 0) {
+      clearTimeout(slot.idleTimer);
+      slot.idleTimer = setTimeout(() => {
+        if (slot.gone || slot.job || closed) return;
+        slot.idle = true;
+        leave(slot);
+        void slot.worker.terminate();
+      }, idleMs);
+      (slot.idleTimer as { unref?: () => void }).unref?.();
+    }
   };
 
   /** the slot takes no more tasks; a replacement spawns when a task needs one */
   const leave = (slot: Slot) => {
     slot.gone = true;
     clearTimeout(slot.killTimer);
+    clearTimeout(slot.idleTimer);
     const i = slots.indexOf(slot);
     if (i >= 0) slots.splice(i, 1);
   };
@@ -165,6 +185,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         }
       }
       const job = queue.take()!;
+      clearTimeout(slot.idleTimer);
       slot.job = job;
       Atomics.store(slot.flag, 0, 0);
       slot.worker.ref();
@@ -247,6 +268,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       const leaving = slots.splice(0).map((slot) => {
         slot.gone = true;
         clearTimeout(slot.killTimer);
+        clearTimeout(slot.idleTimer);
         return slot.worker.terminate();
       });
       await Promise.all(leaving);

@@ -25,6 +25,8 @@ export interface TaskPoolOptions {
   logger: Logger;
   /** how long a cancelled task may run on before its worker is terminated */
   cancelGraceMs?: number;
+  /** how long an idle worker lives on (default the pool's, 15 s) */
+  idleMs?: number;
 }
 
 export function poolSize(threads: number | "auto"): number {
@@ -37,6 +39,7 @@ export function createTaskPool(o: TaskPoolOptions): WorkerPool {
     tasks: allTasks,
     entry: taskWorkerEntry,
     ...(o.cancelGraceMs === undefined ? {} : { cancelGraceMs: o.cancelGraceMs }),
+    ...(o.idleMs === undefined ? {} : { idleMs: o.idleMs }),
     onWorkerExit: ({ reason, task }) => o.logger.warn("a worker thread of the pool ended", { reason, task: task ?? "" }),
   });
 }

@@ -13,8 +13,8 @@ import { useServer } from "../helpers/server.ts";
 type Echo<T = unknown> = { value: T; threadId: number };
 
 const pools: WorkerPool[] = [];
-function pool(threads: number, cancelGraceMs = 300): WorkerPool {
-  const p = createTaskPool({ threads, logger: silentLogger, cancelGraceMs });
+function pool(threads: number, cancelGraceMs = 300, idleMs?: number): WorkerPool {
+  const p = createTaskPool({ threads, logger: silentLogger, cancelGraceMs, ...(idleMs === undefined ? {} : { idleMs }) });
   pools.push(p);
   return p;
 }
@@ -180,6 +180,21 @@ describe("worker pool", () => {
     expect(await outcome(p.run("selftest.echo", 2))).toBe("Error: the worker pool's worker for Node.js is missing");
     expect(calls).toBe(2);
     expect(p.stats()).toEqual({ workers: 0, busy: 0, queued: 0 });
+  }, 60_000);
+
+  it("ends a worker left idle (its memory goes back) and starts a new one for the next task, counting no death", async () => {
+    const p = pool(1, 300, 200);
+    const registry = new Registry();
+    p.registerMetrics(registry);
+    const first = await p.run<Echo>("selftest.echo", 0);
+    expect(p.stats().workers).toBe(1);
+    const deadline = Date.now() + 30_000;
+    while (p.stats().workers > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(p.stats().workers).toBe(0);
+    const next = await p.run<Echo>("selftest.echo", 1);
+    expect(next.value).toBe(1);
+    expect(next.threadId).not.toBe(first.threadId);
+    expect(await registry.metrics()).not.toContain("svc_worker_pool_workers_ended_total{");
   }, 60_000);
 
   it("fails the task of a worker that dies and replaces the worker", async () => {

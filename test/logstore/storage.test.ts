@@ -204,7 +204,7 @@ describe("log store: chunk files", () => {
     }
   }, 60_000);
 
-  it("chunks are encoded by the runner given (the worker pool's seam), their columns handed over as transferable buffers", async () => {
+  it("chunks are encoded by the runner given (the worker pool's seam), a worker's share of a group in one task", async () => {
     const inline = inlineRunner(logTasks);
     const calls: Array<{ name: string; transfers: number; count: number }> = [];
     const runner: TaskRunner = {
@@ -226,8 +226,9 @@ describe("log store: chunk files", () => {
         store.append("r", [{ stream: s, entries: Array.from({ length: 50 }, (_, i) => ({ ts: BigInt(i), line: `${app} ${i} ü`, ...(i === 3 ? { metadata: { k: "v" } } : {}) })) }]);
       }
       await store.flush(true);
-      // three chunks over a runner of size 2: one task of two chunks, one of one, three buffers moved per chunk
-      expect(calls).toEqual([{ name: "encodeChunks", transfers: 6, count: 100 }, { name: "encodeChunks", transfers: 3, count: 50 }]);
+      // three chunks over a runner of size 2: one task of two chunks, one of one; the columns are copied
+      // (they stay readable by queries until the chunks are committed)
+      expect(calls).toEqual([{ name: "encodeChunks", transfers: 0, count: 100 }, { name: "encodeChunks", transfers: 0, count: 50 }]);
       const back: string[] = [];
       await store.scan(store.find("r", { app: "y" })!, 0n, 100n, false, (e) => { back.push(e.line); return true; });
       expect(back).toEqual(Array.from({ length: 50 }, (_, i) => `y ${i} ü`));
@@ -265,4 +266,48 @@ describe("log store: the write-ahead log while a flush is busy", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe("log store: ingest beyond what the encoders keep up with", () => {
+  it("a push waits while more cut chunks wait to be written than the backlog allows, and goes on once they are written", async () => {
+    const inline = inlineRunner(logTasks);
+    // an encoder held until the test lets it go
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const runner: TaskRunner = { size: 1, run: async (name, input, options) => { await gate; return inline.run(name, input, options); }, close: async () => {} };
+    const db = await openDatabase({ dataDir: undefined, logger: silentLogger });
+    try {
+      const now = Date.now();
+      const store = await openLogStore({ pg: db.pg, logger: silentLogger, walDir: undefined, now: () => now, runner, chunkTargetBytes: 64 * 1024, backlogWaitBytes: 100 * 1024 });
+      const s = await store.stream("bp", { app: "b" });
+      const line = "y".repeat(1000);
+      let i = 0;
+      const push = (n: number) => store.append("bp", [{ stream: s, entries: Array.from({ length: n }, () => ({ ts: BigInt(now) * 1_000_000n + BigInt(i++), line })) }]);
+      push(100);
+      expect(store.admit()).toBeUndefined();
+      // three cut chunks (~196 KB) past the 100 KB allowed
+      push(100);
+      push(100);
+      expect(store.backlogBytes()).toBeGreaterThan(100 * 1024);
+      const waiting = store.admit();
+      expect(waiting).toBeInstanceOf(Promise);
+      let admitted = false;
+      void waiting!.then(() => (admitted = true));
+      const flushed = store.flush();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(admitted).toBe(false);
+      // while they wait, the cut chunks still read back
+      let read = 0;
+      await store.scan(s, 0n, BigInt(now) * 2_000_000n, false, () => { read++; return true; });
+      expect(read).toBe(300);
+      release();
+      await flushed;
+      expect(admitted).toBe(true);
+      expect(store.backlogBytes()).toBe(0);
+      expect(store.admit()).toBeUndefined();
+      await store.close();
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
 });

@@ -155,7 +155,11 @@ function popcount(v: number): number {
  * and further while it is larger than BLOOM_MAX_SHARE of the line bytes.
  */
 export function buildBloom(lines: Uint8Array, offsets: Uint32Array, count: number): Uint8Array {
-  let bits = 2 ** Math.max(10, Math.ceil(Math.log2(Math.max(1, lines.length))));
+  const cap = Math.max(1024, lines.length * 8 * BLOOM_MAX_SHARE);
+  // built at once at the size the folds below would reach first (at most 1 bit per line byte, at
+  // most `cap`): folding is the same as building with one index bit fewer, and the small filter
+  // stays in the CPU's first-level cache (~2x faster than building big and folding)
+  let bits = Math.min(2 ** Math.max(10, Math.ceil(Math.log2(Math.max(1, lines.length)))), 2 ** Math.floor(Math.log2(cap)));
   let words = new Uint32Array(bits >>> 5);
   const mask = words.length - 1;
   for (let i = 0; i < count; i++) {
@@ -170,7 +174,6 @@ export function buildBloom(lines: Uint8Array, offsets: Uint32Array, count: numbe
   }
   let set = 0;
   for (const w of words) set += popcount(w);
-  const cap = Math.max(1024, lines.length * 8 * BLOOM_MAX_SHARE);
   while (bits > 1024) {
     const fill = set / bits;
     // folding two halves with fill f gives about 1 - (1 - f)^2

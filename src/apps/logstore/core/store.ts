@@ -33,7 +33,9 @@ export interface ChunkMeta {
 }
 
 interface Pending {
-  entries: Entry[];
+  /** the cut head as columns (about its line bytes in memory, not the entries' objects) */
+  input: ChunkInput;
+  count: number;
   from: bigint;
   to: bigint;
   bytes: number;
@@ -83,6 +85,8 @@ export interface StoreOptions {
   chunkDir?: string | undefined;
   /** runs the "encodeChunk" task (default: on this thread); the store does not close it */
   runner?: TaskRunner | undefined;
+  /** line bytes of cut chunks waiting to be written past which pushes wait (default BACKLOG_WAIT_BYTES) */
+  backlogWaitBytes?: number;
   /** counts a chunk found corrupt (once per chunk), for /metrics */
   onCorrupt?: ((tenant: string) => void) | undefined;
 }
@@ -104,6 +108,15 @@ export interface LogStore {
    * (newest first when backward) until it returns false.
    */
   scan(stream: Stream, from: bigint, to: bigint, backward: boolean, visit: (e: Entry) => boolean): Promise<void>;
+  /**
+   * Resolves when a push may go on: at once unless more than `backlog_bytes`
+   * of cut chunks wait to be encoded and written (ingest beyond what the
+   * encoders keep up with); then once the writes have brought it under, so
+   * memory stays bounded (after at most `maxWaitMs`, whatever the backlog).
+   */
+  admit(): Promise<void> | undefined;
+  /** line bytes of cut chunks waiting to be written */
+  backlogBytes(): number;
   /** writes cut chunks now (and cuts every head first when `all`) */
   flush(all?: boolean): Promise<void>;
   /** deletes chunks of `tenant` that end before `before` */
@@ -117,7 +130,11 @@ export interface LogStore {
 }
 
 /** bytes of cut chunks waiting to be written past which they are encoded at the fast level (a safety valve) */
-const BACKLOG_FAST_BYTES = 256 * 1024 * 1024;
+const BACKLOG_FAST_BYTES = 128 * 1024 * 1024;
+/** bytes of cut chunks waiting to be written past which a push waits for the writes (memory stays bounded) */
+const BACKLOG_WAIT_BYTES = 256 * 1024 * 1024;
+/** the longest a push waits for the backlog (a store that cannot write does not stop ingest) */
+const BACKLOG_MAX_WAIT_MS = 10_000;
 /** chunks encoded, fsynced and committed together: the write-ahead log shrinks and memory is freed group by group */
 const WRITE_GROUP = 16;
 
@@ -155,13 +172,13 @@ export function chunkInput(entries: readonly Entry[]): ChunkInput {
     offsets[i + 1] = at;
     if (e.metadata) (metadata ??= new Array<Record<string, string> | undefined>(count).fill(undefined))[i] = e.metadata;
   }
+  // held until written: no room to spare
+  if (lines.length - at > 4096) lines = lines.slice(0, at);
   return { count, ts, offsets, lines, metadata };
 }
 
-/** a stored chunk's entries as objects (format 1 or 2), for runs() and scan() */
-function entriesOf(bytes: Uint8Array): Entry[] {
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return decodeChunk(bytes);
-  const c = decodeColumns(bytes);
+/** the entries of a cut head's columns (a query reading a chunk not yet written) */
+function entriesOfInput(c: ChunkInput): Entry[] {
   const out: Entry[] = new Array(c.count);
   for (let i = 0; i < c.count; i++) {
     const e: Entry = { ts: c.ts[i]!, line: textDecoder.decode(c.lines.subarray(c.offsets[i]!, c.offsets[i + 1]!)) };
@@ -170,6 +187,12 @@ function entriesOf(bytes: Uint8Array): Entry[] {
     out[i] = e;
   }
   return out;
+}
+
+/** a stored chunk's entries as objects (format 1 or 2), for runs() and scan() */
+function entriesOf(bytes: Uint8Array): Entry[] {
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return decodeChunk(bytes);
+  return entriesOfInput(decodeColumns(bytes));
 }
 
 export async function openLogStore(o: StoreOptions): Promise<LogStore> {
@@ -239,10 +262,40 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     return s.head;
   };
 
+  // cut chunks waiting to be written: their line bytes, and the pushes waiting for them to go down
+  let backlog = 0;
+  const backlogLimit = o.backlogWaitBytes ?? BACKLOG_WAIT_BYTES;
+  let admitted: { promise: Promise<void>; resolve: () => void } | undefined;
+  const backlogDown = (bytes: number) => {
+    backlog -= bytes;
+    if (admitted && backlog <= backlogLimit) {
+      admitted.resolve();
+      admitted = undefined;
+    }
+  };
+  const admit = (): Promise<void> | undefined => {
+    if (backlog <= backlogLimit) return undefined;
+    if (!admitted) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      admitted = { promise, resolve };
+      const waiting = admitted;
+      const timer = setTimeout(() => {
+        if (admitted === waiting) admitted = undefined;
+        waiting.resolve();
+      }, BACKLOG_MAX_WAIT_MS);
+      (timer as { unref?: () => void }).unref?.();
+      void promise.then(() => clearTimeout(timer));
+    }
+    return admitted.promise;
+  };
+
   const cut = (s: Stream) => {
     if (!s.head.length) return;
     const entries = sortedHead(s);
-    s.pending.push({ entries, from: entries[0]!.ts, to: entries.at(-1)!.ts, bytes: s.headBytes, lastSeq: s.headSeq, segment: s.headSegment });
+    // held as columns until written: about the line bytes, where the entries' objects took twice that and more
+    s.pending.push({ input: chunkInput(entries), count: entries.length, from: entries[0]!.ts, to: entries.at(-1)!.ts, bytes: s.headBytes, lastSeq: s.headSeq, segment: s.headSegment });
+    backlog += s.headBytes;
     s.head = [];
     s.headSorted = true;
     s.headLast = undefined;
@@ -347,15 +400,9 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     const blobs: Uint8Array[] = new Array(batch.length);
     // chunks cut faster than they are encoded (ingest above the encoders' speed): the fast level,
     // so the backlog held in memory stops growing; the normal level again once it is worked off
-    let backlog = 0;
-    for (const s of byId.values()) for (const p of s.pending) backlog += p.bytes;
     const level = backlog > BACKLOG_FAST_BYTES ? CHUNK_DEFLATE_LEVEL_FAST : CHUNK_DEFLATE_LEVEL;
-    const inputOf = (i: number) => {
-      const input = chunkInput(batch[i]![1].entries);
-      input.level = level;
-      return input;
-    };
-    const moved = (input: ChunkInput) => [input.ts.buffer as ArrayBuffer, input.offsets.buffer as ArrayBuffer, input.lines.buffer as ArrayBuffer];
+    // the pending columns stay readable (queries) until committed: a worker gets a copy
+    const inputOf = (i: number): ChunkInput => ({ ...batch[i]![1].input, level });
     if (runner.inline) {
       for (let i = 0; i < batch.length; i++) {
         blobs[i] = await runner.run<Uint8Array>("encodeChunk", inputOf(i));
@@ -367,7 +414,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       const tasks: Promise<void>[] = [];
       for (let from = 0; from < batch.length; from += share) {
         const inputs = Array.from({ length: Math.min(share, batch.length - from) }, (_, k) => inputOf(from + k));
-        tasks.push(runner.run<Uint8Array[]>("encodeChunks", inputs, { transfer: inputs.flatMap(moved) }).then((out) => out.forEach((b, k) => (blobs[from + k] = b))));
+        tasks.push(runner.run<Uint8Array[]>("encodeChunks", inputs).then((out) => out.forEach((b, k) => (blobs[from + k] = b))));
       }
       await Promise.all(tasks);
     }
@@ -383,7 +430,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
         const res = await tx.query<{ id: string }>(
           `insert into log_chunks (stream_id, tenant, from_ns, to_ns, lines, bytes, last_seq, data, segment, seg_offset, seg_length)
            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning id::text`,
-          [s.id, s.tenant, String(p.from), String(p.to), p.entries.length, p.bytes, p.lastSeq, at ? null : blobs[i]!, at?.segment ?? null, at?.offset ?? null, at?.length ?? null],
+          [s.id, s.tenant, String(p.from), String(p.to), p.count, p.bytes, p.lastSeq, at ? null : blobs[i]!, at?.segment ?? null, at?.offset ?? null, at?.length ?? null],
         );
         ids.push(Number(res.rows[0]!.id));
       }
@@ -391,8 +438,9 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     batch.forEach(([s, p], i) => {
       const at = places?.[i];
       if (at) files!.commit(at);
-      s.chunks.push({ id: ids[i]!, stream: s.id, from: p.from, to: p.to, lines: p.entries.length, bytes: p.bytes, at });
+      s.chunks.push({ id: ids[i]!, stream: s.id, from: p.from, to: p.to, lines: p.count, bytes: p.bytes, at });
       s.pending.splice(s.pending.indexOf(p), 1);
+      backlogDown(p.bytes);
     });
   };
   /** segments no longer needed: everything in them is in stored chunks */
@@ -477,7 +525,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
 
   const runsOf = (stream: Stream): Run[] => {
     const runs: Run[] = stream.chunks.map((c) => ({ from: c.from, to: c.to, chunk: c, load: () => loadChunk(c) }));
-    for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => p.entries });
+    for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => entriesOfInput(p.input) });
     const head = stream.head;
     if (head.length) {
       // cut since it was listed (a reader waited for a chunk meanwhile): the array is a chunk's now, sorted and fixed
@@ -523,6 +571,8 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       for (const { stream, entries } of batch) addToHead(stream, entries, record.seq, wal?.segment ?? 0);
     },
     chunkSource: (chunk) => sourceOf(chunk),
+    admit,
+    backlogBytes: () => backlog,
     reportCorrupt,
     runs: (stream) => runsOf(stream),
     scan: (stream, from, to, backward, visit) => mergeLanes([{ runs: runsOf(stream) }], from, to, backward, (_, e) => visit(e)),

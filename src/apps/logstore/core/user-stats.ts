@@ -69,7 +69,7 @@ function totals(streams: Stream[]): Pick<LogUserStats, "numStreams" | "bytesRece
     }
     for (const p of s.pending) {
       bytes += p.bytes;
-      lines += p.entries.length;
+      lines += p.count;
       seen(p.to);
     }
     if (s.head.length) {

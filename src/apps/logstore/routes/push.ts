@@ -10,6 +10,9 @@ import { tenantOf, type TenantOptions } from "./tenant.ts";
 export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions, maxRecvMsgSize: number): void {
   const push = async (c: Context) => {
     const tenant = tenantOf(c, tenants);
+    // more cut chunks wait to be written than memory should hold: this push waits for the
+    // writes, its body still unread (ingest slows to what the store can write)
+    await deps.store.admit();
     const body = new Uint8Array(await c.req.arrayBuffer());
     const streams = await decodePush(body, c.req.header("Content-Type"), c.req.header("Content-Encoding"), maxRecvMsgSize);
     const result = await ingest(deps, tenant, streams);

@@ -248,7 +248,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     const out = { streams: 0, chunks: 0, entries: 0, bytes: 0 };
     for (const s of streamsIn(tenants, matchers, start, end)) {
       out.streams++;
-      for (const ch of [...s.stream.chunks, ...s.stream.pending.map((x) => ({ from: x.from, to: x.to, lines: x.entries.length, bytes: x.bytes }))]) {
+      for (const ch of [...s.stream.chunks, ...s.stream.pending.map((x) => ({ from: x.from, to: x.to, lines: x.count, bytes: x.bytes }))]) {
         if (ch.to < start || ch.from > end) continue;
         out.chunks++;
         out.entries += ch.lines;
