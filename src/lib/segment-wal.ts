@@ -7,12 +7,13 @@
 // Record: [u32 length][i32 crc32 of payload][payload]
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import CRC32 from "crc-32";
+import { crc32 } from "./crc32.ts";
 
 export interface SegmentWal {
   /** the segment new records go to */
   readonly segment: number;
-  append(payload: Uint8Array): void;
+  /** appends one record: the parts back to back */
+  append(...parts: Uint8Array[]): void;
   /** starts a new segment when the current one is large; returns the segment in use */
   maybeRotate(): number;
   /** deletes segments below `segment` (never the one in use) */
@@ -39,7 +40,7 @@ export function readSegments(dir: string): Uint8Array[] {
       const crc = buf.readInt32LE(at + 4);
       if (at + 8 + len > buf.length) break;
       const payload = buf.subarray(at + 8, at + 8 + len);
-      if (CRC32.buf(payload) !== crc) break;
+      if ((crc32(payload) | 0) !== crc) break;
       out.push(payload);
       at += 8 + len;
     }
@@ -64,12 +65,22 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
     get segment() {
       return segment;
     },
-    append(payload) {
+    append(...parts) {
       // one write: a crash leaves a whole record or a torn tail readSegments skips
-      const buf = Buffer.allocUnsafe(8 + payload.length);
-      buf.writeUInt32LE(payload.length, 0);
-      buf.writeInt32LE(CRC32.buf(payload), 4);
-      buf.set(payload, 8);
+      let length = 0;
+      let crc = 0;
+      for (const part of parts) {
+        length += part.length;
+        crc = crc32(part, crc);
+      }
+      const buf = Buffer.allocUnsafe(8 + length);
+      buf.writeUInt32LE(length, 0);
+      buf.writeInt32LE(crc | 0, 4);
+      let at = 8;
+      for (const part of parts) {
+        buf.set(part, at);
+        at += part.length;
+      }
       let written = 0;
       while (written < buf.length) written += writeSync(fd, buf, written);
       size += buf.length;

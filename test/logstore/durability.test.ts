@@ -37,6 +37,31 @@ describe("log store durability", () => {
     expect(stats.body.chunks).toBeGreaterThan(0);
     expect(await third.stop("SIGTERM")).toBe(0);
   }, 120_000);
+
+  it("kill -9 after pushes of every shape (JSON, gzip JSON, snappy protobuf, one partly refused): each is replayed as accepted", async () => {
+    const first = await start();
+    const client = logClient(first.urls.logs!);
+    const sent: string[] = [];
+    const formats = ["json", "gzip", "protobuf"] as const;
+    for (let i = 0; i < 9; i++) {
+      const format = formats[i % 3]!;
+      const values: Array<[string, string, Record<string, string>]> = Array.from({ length: 20 }, (_, j) => [nsAgo(50 - i - j / 100), `${format} ${i}-${j} ü`, { trace_id: `t${i}${j}` }]);
+      sent.push(...values.map((v) => v[1]));
+      expect((await client.push("durable", [{ stream: { app: "d", shape: "all" }, values }], format)).status).toBe(204);
+    }
+    // one entry too far in the future: the push is answered 400, its other entries are stored
+    const partial: Array<[string, string, Record<string, string>]> = [[nsAgo(30), "partial kept", { trace_id: "p" }], [nsAgo(-3600), "partial refused", { trace_id: "q" }]];
+    const refused = await client.push("durable", [{ stream: { app: "d", shape: "all" }, values: partial }]);
+    expect(refused.status).toBe(400);
+    sent.push("partial kept");
+    await first.stop("SIGKILL");
+
+    const second = await start();
+    const back = (await logClient(second.urls.logs!).get("/svc/api/v1/query_range", "durable", { query: '{shape="all"}', direction: "forward", limit: "5000", start: nsAgo(3600), end: nsAgo(-60) })).body.data.result;
+    const got = back.flatMap((st: { values: string[][] }) => st.values.map((v) => v[1]));
+    expect([...got].sort()).toEqual([...sent].sort());
+    expect(await second.stop("SIGTERM")).toBe(0);
+  }, 120_000);
 });
 
 describe("log store retention", () => {

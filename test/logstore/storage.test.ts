@@ -9,6 +9,8 @@ import { encodeChunk, type Entry } from "../../src/apps/logstore/core/chunks.ts"
 import { streamKey } from "../../src/apps/logstore/core/labels.ts";
 import { logTasks } from "../../src/apps/logstore/core/scan-tasks.ts";
 import { openLogStore } from "../../src/apps/logstore/core/store.ts";
+import { openWal, readWal } from "../../src/apps/logstore/core/wal.ts";
+import { protobufBody } from "./helpers.ts";
 import { inlineRunner, type TaskRunner } from "../../src/lib/tasks.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { openDatabase } from "../../src/db/open.ts";
@@ -172,7 +174,10 @@ describe("log store: chunk files", () => {
     // the first store's commits never happen: its state on disk is that of a process killed between the two steps
     const noCommit = new Proxy(db.pg, {
       get(target, key) {
-        if (key === "transaction") return () => Promise.reject(new Error("killed before the rows were committed"));
+        if (key === "query") {
+          return (sql: string, params?: unknown[]) =>
+            /^\s*insert into log_chunks/i.test(sql) ? Promise.reject(new Error("killed before the rows were committed")) : target.query(sql, params);
+        }
         const v = Reflect.get(target, key) as unknown;
         return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       },
@@ -226,9 +231,9 @@ describe("log store: chunk files", () => {
         store.append("r", [{ stream: s, entries: Array.from({ length: 50 }, (_, i) => ({ ts: BigInt(i), line: `${app} ${i} ü`, ...(i === 3 ? { metadata: { k: "v" } } : {}) })) }]);
       }
       await store.flush(true);
-      // three chunks over a runner of size 2: one task of two chunks, one of one; the columns are copied
-      // (they stay readable by queries until the chunks are committed)
-      expect(calls).toEqual([{ name: "encodeChunks", transfers: 0, count: 100 }, { name: "encodeChunks", transfers: 0, count: 50 }]);
+      // three chunks over a runner of size 2: one task of two chunks, one of one, three buffers moved per chunk
+      // (copies: the columns stay readable by queries until the chunks are committed)
+      expect(calls).toEqual([{ name: "encodeChunks", transfers: 6, count: 100 }, { name: "encodeChunks", transfers: 3, count: 50 }]);
       const back: string[] = [];
       await store.scan(store.find("r", { app: "y" })!, 0n, 100n, false, (e) => { back.push(e.line); return true; });
       expect(back).toEqual(Array.from({ length: 50 }, (_, i) => `y ${i} ü`));
@@ -308,6 +313,79 @@ describe("log store: ingest beyond what the encoders keep up with", () => {
       await store.close();
     } finally {
       await db.close();
+    }
+  }, 60_000);
+});
+
+describe("log store: write-ahead records", () => {
+  it("a push stored whole is its body as it came (snappy protobuf stays compressed); either kind reads back with its structured metadata", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "outpost-logs-walraw-"));
+    try {
+      const ts = 1_767_225_600_000_000_000n;
+      const body = protobufBody([{ stream: { app: "p" }, values: [[String(ts), "proto line", { trace_id: "abc" }], [String(ts + 1n), "second"]] }]);
+      const wal = openWal(dir);
+      wal.appendRaw(7, "tw", { body, contentType: "application/x-protobuf", contentEncoding: undefined });
+      wal.append({ seq: 8, tenant: "tw", streams: [{ labels: { app: "j" }, entries: [[String(ts + 2n), "json line", { k: "v" }]] }] });
+      wal.close();
+      // the record is the body, not a re-serialised copy
+      const onDisk = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+      expect(onDisk).toBeLessThan(body.length + 300);
+      const records = await readWal(dir);
+      expect(records.map((r) => [r.seq, r.tenant])).toEqual([[7, "tw"], [8, "tw"]]);
+      expect(records[0]!.streams).toEqual([{ labels: { app: "p" }, entries: [{ ts, line: "proto line", metadata: { trace_id: "abc" } }, { ts: ts + 1n, line: "second" }] }]);
+      expect(records[1]!.streams[0]!.entries).toMatchObject([{ ts: ts + 2n, line: "json line", metadata: { k: "v" } }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("log store: a worker lost while it encodes", () => {
+  it("the chunk's columns, moved to the worker, are read again from the write-ahead log: nothing is lost, the next flush writes it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "outpost-logs-lostenc-"));
+    const db = await openDatabase({ dataDir: join(dir, "data"), logger: silentLogger });
+    const inline = inlineRunner(logTasks);
+    let calls = 0;
+    // the first encoding takes the columns (moved, as to a worker) and dies; later ones work
+    const runner: TaskRunner = {
+      size: 2,
+      run(name, input, options) {
+        const moved = structuredClone(input, { transfer: options?.transfer ?? [] });
+        if (calls++ === 0) return Promise.reject(new Error("worker exited with code 1 while running encodeChunks"));
+        return inline.run(name, moved, options);
+      },
+      close: async () => {},
+    };
+    try {
+      const now = Date.now();
+      const store = await openLogStore({ pg: db.pg, logger: silentLogger, walDir: join(dir, "wal"), chunkDir: join(dir, "chunks"), runner, chunkTargetBytes: 64 * 1024, now: () => now });
+      const s = await store.stream("le", { app: "l" });
+      const base = BigInt(now) * 1_000_000n;
+      const sent: string[] = [];
+      for (let k = 0; k < 6; k++) {
+        // out of order and with a repeat, as the head takes them
+        const entries = Array.from({ length: 40 }, (_, i) => ({ ts: base + BigInt(k * 40 + (39 - i)), line: `push ${k} line ${39 - i} ${"z".repeat(400)}` }));
+        entries.push({ ...entries.at(-1)! });
+        sent.push(...entries.slice(0, 40).map((e) => e.line));
+        store.append("le", [{ stream: s, entries }]);
+      }
+      await store.flush(true);
+      expect(calls).toBeGreaterThan(0);
+      // the failed flush left the chunks pending, readable; the next one writes them
+      const read = async () => {
+        const back: string[] = [];
+        await store.scan(s, base, base + 1_000_000n, false, (e) => { back.push(e.line); return true; });
+        return back;
+      };
+      const expected = [...sent].sort((a, b) => Number(/push (\d+) line (\d+)/.exec(a)!.slice(1).reduce((n, x, i) => n + Number(x) * (i === 0 ? 40 : 1), 0)) - Number(/push (\d+) line (\d+)/.exec(b)!.slice(1).reduce((n, x, i) => n + Number(x) * (i === 0 ? 40 : 1), 0)));
+      expect(await read()).toEqual(expected);
+      await store.flush(true);
+      expect(s.pending.length).toBe(0);
+      expect(await read()).toEqual(expected);
+      await store.close();
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

