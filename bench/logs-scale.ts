@@ -177,7 +177,8 @@ async function memoryParts(): Promise<string> {
   try {
     const text = await (await fetch(`${logs}/metrics`)).text();
     const pick = (name: string) => Number(new RegExp(`^\\w*${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN) / 1048576;
-    return `; heap used ${pick("nodejs_heap_size_used_bytes").toFixed(0)} MiB of ${pick("nodejs_heap_size_total_bytes").toFixed(0)}, external ${pick("nodejs_external_memory_bytes").toFixed(0)} MiB`;
+    // (on Bun these are JavaScriptCore's figures as prom-client reads them: the heap's total can read below its used part)
+    return `; the runtime's own figures: heap used ${pick("nodejs_heap_size_used_bytes").toFixed(0)} MiB, external ${pick("nodejs_external_memory_bytes").toFixed(0)} MiB`;
   } catch {
     return "";
   }
