@@ -94,6 +94,25 @@ describe("log store: query timeout, concurrency and series limits; the server an
     expect(Math.max(...summed.body.data.result[0].values.map((v: [number, string]) => Number(v[1])))).toBe(3);
   }, 60_000);
 
+  it("a client that goes away mid-query stops it: the query ends as the real store's 499 'context canceled', not as a 200", async () => {
+    await pushBig("gone", 200_000);
+    const ac = new AbortController();
+    const qs = new URLSearchParams({ query: FULL_SCAN, limit: "100", ...range() });
+    const running = fetch(`${t.server.urls.logs}${QR}?${qs}`, { headers: { "X-Scope-OrgID": "gone" }, signal: ac.signal }).then(
+      (r) => `answered ${r.status}`,
+      (err: unknown) => `aborted ${(err as Error).name}`,
+    );
+    // a full scan of 200,000 lines takes far longer than this
+    await new Promise((r) => setTimeout(r, 50));
+    ac.abort();
+    expect(await running).toBe("aborted AbortError");
+    // the query's request is logged when it ends: as canceled, the status no client reads
+    const canceled = () => t.server.logs.some((l) => l.msg === "request" && l.path === QR && l.status === 499);
+    const deadline = Date.now() + 60_000;
+    while (!canceled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(canceled()).toBe(true);
+  }, 120_000);
+
   it("a push from another tenant, /ready (log port) and /api/health (dashboard) are answered while a long query runs", async () => {
     await pushBig("long", 200_000);
     let pending = true;

@@ -126,19 +126,27 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
    * Runs a query in its tenants' turn, stopped at the strictest query_timeout:
    * its tasks are aborted and the answer is the real store's 504.
    */
-  const limited = async <T>(tenants: string[], run: (src: Source) => Promise<T>): Promise<T> => {
+  const limited = async <T>(c: Context, tenants: string[], run: (src: Source) => Promise<T>): Promise<T> => {
     const timeout = strictestSet(tenants, "query_timeout");
     const ctl = new AbortController();
     const timeoutError = new ApiError(504, QUERY_TIMEOUT_MESSAGE);
     const timer = timeout > 0 ? setTimeout(() => ctl.abort(timeoutError), timeout) : undefined;
+    // the client went away (closed the connection): the query stops, its tasks with it
+    // (the real store's 499 "context canceled", which no one reads)
+    const client = c.req.raw.signal as AbortSignal | undefined;
+    const canceled = new ApiError(499, "context canceled");
+    const onGone = () => ctl.abort(canceled);
+    if (client?.aborted) onGone();
+    client?.addEventListener("abort", onGone, { once: true });
     try {
       return await queue.run(tenants.join("|"), strictestSet(tenants, "max_outstanding_per_tenant"), ctl.signal, () => run(sourceOf(tenants, ctl.signal)));
     } catch (err) {
       if (err instanceof TooManyOutstandingError) throw new ApiError(429, err.message);
-      if (ctl.signal.aborted) throw timeoutError;
+      if (ctl.signal.aborted) throw ctl.signal.reason === canceled ? canceled : timeoutError;
       throw err;
     } finally {
       clearTimeout(timer);
+      client?.removeEventListener("abort", onGone);
     }
   };
   const checkLength = (tenants: string[], start: bigint, end: bigint) => {
@@ -208,7 +216,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     const query = parseLogQL(text);
     checkLength(tenants, start, end);
     if (query.kind === "log") {
-      const result = await limited(tenants, (src) => runLogQuery(src, query, start, end, limit, backward));
+      const result = await limited(c, tenants, (src) => runLogQuery(src, query, start, end, limit, backward));
       return c.body(streamsBody(result), 200, { "Content-Type": "application/json" });
     }
     const startMs = Number(start / 1_000_000n);
@@ -216,7 +224,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     if ((endMs - startMs) / step > MAX_POINTS) {
       throw bad("exceeded maximum resolution of 11,000 points per time series. Try increasing the value of the step parameter");
     }
-    const series = await limited(tenants, (src) => runMetricQuery(src, query, stepsOf(startMs, endMs, step)));
+    const series = await limited(c, tenants, (src) => runMetricQuery(src, query, stepsOf(startMs, endMs, step)));
     return c.json({ status: "success", data: { resultType: "matrix", result: series.map(matrixOf), stats: STATS } });
   };
   app.get(`${base}/query_range`, rangeQuery);
@@ -233,7 +241,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
       throw bad("log queries are not supported as an instant query type, please change your query to a range query type");
     }
     const t = Number(at / 1_000_000n);
-    const series = await limited(tenants, (src) => runMetricQuery(src, query, [t]));
+    const series = await limited(c, tenants, (src) => runMetricQuery(src, query, [t]));
     const result = series.map((s) => ({ metric: s.metric, value: [t / 1000, formatValue(s.points.get(t)!)] }));
     return c.json({ status: "success", data: { resultType: "vector", result, stats: STATS } });
   };
