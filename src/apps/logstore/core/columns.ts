@@ -23,7 +23,9 @@ export interface ChunkColumns {
 /** where a stored chunk's bytes are: a range of a file (read by the worker itself) or the bytes themselves */
 export type ChunkSource =
   | { kind: "file"; path: string; offset: number; length: number }
-  | { kind: "bytes"; bytes: Uint8Array };
+  | { kind: "bytes"; bytes: Uint8Array }
+  /** a chunk not yet encoded: its columns as they are (copied to the worker) */
+  | { kind: "columns"; columns: ChunkColumns };
 
 export interface DecodeOptions {
   /** false: only timestamps and line sizes are needed (metric queries without line stages) */
@@ -34,6 +36,7 @@ const encoder = new TextEncoder();
 
 /** a chunk's bytes, read synchronously (a worker thread may block) */
 export function readSource(src: ChunkSource): Uint8Array {
+  if (src.kind === "columns") throw new Error("a chunk not yet encoded has no bytes to read");
   return src.kind === "bytes" ? src.bytes : readRange(src.path, src.offset, src.length);
 }
 
@@ -59,6 +62,7 @@ function readRange(path: string, offset: number, length: number): Uint8Array {
  * (format 1, no bloom, a read that fails: the decode reports it).
  */
 export function sourceMayContain(src: ChunkSource, literals: string[]): boolean {
+  if (src.kind === "columns") return true;
   if (src.kind === "bytes") return chunkMayContain(src.bytes, literals);
   try {
     const at = bloomSection(readRange(src.path, src.offset, Math.min(CHUNK_HEADER_BYTES, src.length)), src.length);

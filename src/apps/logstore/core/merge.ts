@@ -7,6 +7,7 @@
 // iterators works.
 import { setImmediate } from "node:timers";
 import type { Entry } from "./chunks.ts";
+import type { ChunkSource } from "./columns.ts";
 import type { ChunkMeta } from "./store.ts";
 
 /** one time-ordered run of a stream's entries */
@@ -24,6 +25,11 @@ export interface Run {
   live?: boolean;
   /** the stored chunk it reads, when it is one (queries scan those in tasks, off the event loop) */
   chunk?: ChunkMeta;
+  /**
+   * where a task can read it, for a chunk not yet written (its columns, or its encoded bytes):
+   * queries scan those in tasks too; undefined when it is gone meanwhile (written: it is a stored chunk now)
+   */
+  source?: () => Promise<ChunkSource | undefined>;
 }
 
 export interface MergeOptions {

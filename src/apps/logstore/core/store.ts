@@ -608,9 +608,16 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     if (p.encoding) return p.encoding.then(() => pendingEntries(p));
     return [];
   };
+  /** a chunk not yet written as a task reads it: its encoded bytes, or its columns (once a worker encoding them is done) */
+  const pendingSource = async (p: Pending): Promise<ChunkSource | undefined> => {
+    if (!p.blob && !(p.input && p.input.ts.length === p.count) && p.encoding) await p.encoding;
+    if (p.blob) return { kind: "bytes", bytes: p.blob };
+    const c = p.input;
+    return c && c.ts.length === p.count ? { kind: "columns", columns: { count: c.count, ts: c.ts, offsets: c.offsets, lines: c.lines, metadata: c.metadata } } : undefined;
+  };
   const runsOf = (stream: Stream): Run[] => {
     const runs: Run[] = stream.chunks.map((c) => ({ from: c.from, to: c.to, chunk: c, load: () => loadChunk(c) }));
-    for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => pendingEntries(p) });
+    for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => pendingEntries(p), source: () => pendingSource(p) });
     const head = stream.head;
     if (head.length) {
       // cut since it was listed (a reader waited for a chunk meanwhile): the array is a chunk's now, sorted and fixed

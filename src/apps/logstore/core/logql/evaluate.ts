@@ -14,6 +14,7 @@ import { labelText } from "../push-decode.ts";
 import { mergeLanes, type Run } from "../merge.ts";
 import { groupLabels, linePrefilter, logTasks, WindowCounter, type LogScanInput, type LogScanResult, type MetricScanInput, type MetricScanResult } from "../scan-tasks.ts";
 import type { ChunkMeta, LogStore, Stream } from "../store.ts";
+import type { ChunkSource } from "../columns.ts";
 import { textOf, type LogQuery, type MetricQuery, type RangeAggregation, type VectorAggregation } from "./parse.ts";
 import { matchesAll, runPipeline } from "./pipeline.ts";
 
@@ -36,6 +37,11 @@ const thisThread = inlineRunner(logTasks);
 
 /** the longest a query reads in-memory data before letting other requests in (ms) */
 const SLICE_MS = 8;
+
+/** stored chunks scanned in one metricScans task */
+const METRIC_BATCH = 16;
+/** the most stored chunks scanned in one logScans task (batches grow to it from one) */
+const MAX_LOG_BATCH = 16;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -144,23 +150,39 @@ function entriesOf(r: LogScanResult, backward: boolean): ScannedEntry[] {
 /**
  * Runs stored chunks' scans ahead of the merge: when the merge asks for one,
  * the next few in the order it will ask (by their bound in the query's
- * direction) are started too, at most `window` at once beyond the one asked.
+ * direction) are started too, at most `window` tasks at once beyond the one
+ * asked. Consecutive chunks are scanned together, one task for a batch: a
+ * batch starts at one chunk and doubles with each one the merge asks for, up
+ * to MAX_LOG_BATCH, so a query answered by its first chunk scans little
+ * ahead, and a scan through thousands of chunks (a rare literal that the
+ * chunks' blooms rule out) pays one message each way per batch, not per chunk.
  */
-function prefetcher(window: number) {
-  const order: Array<{ run: Run; start: () => Promise<readonly Entry[]>; started?: Promise<readonly Entry[]> }> = [];
+function prefetcher(window: number, scanBatch: (items: ReadonlyArray<{ chunk: ChunkMeta | undefined; input: () => Promise<LogScanInput | undefined> }>) => Promise<Array<readonly Entry[]>>) {
+  type Item = { run: Run; chunk: ChunkMeta | undefined; input: () => Promise<LogScanInput | undefined>; started?: Promise<readonly Entry[]> };
+  const order: Item[] = [];
   let asked = -1;
+  let batch = 1;
+  let inFlight = 0;
+  const startFrom = (i: number) => {
+    const items: Item[] = [];
+    for (let k = i; k < order.length && items.length < batch && !order[k]!.started; k++) items.push(order[k]!);
+    inFlight++;
+    const all = scanBatch(items).finally(() => inFlight--);
+    // a scan started ahead and never asked for (the limit was reached first) must not be an unhandled rejection
+    all.catch(() => {});
+    items.forEach((item, k) => (item.started = all.then((out) => out[k]!)));
+    items.forEach((item) => item.started!.catch(() => {}));
+  };
   const startUpTo = (k: number) => {
     for (let i = 0; i <= Math.min(k, order.length - 1); i++) {
-      const item = order[i]!;
-      if (item.started) continue;
-      item.started = item.start();
-      // a scan started ahead and never asked for (the limit was reached first) must not be an unhandled rejection
-      item.started.catch(() => {});
+      if (order[i]!.started) continue;
+      if (i > asked && inFlight >= window) return;
+      startFrom(i);
     }
   };
   return {
-    add(run: Run, start: () => Promise<readonly Entry[]>): Run {
-      const item: (typeof order)[number] = { run, start };
+    add(run: Run, input: () => Promise<LogScanInput | undefined>): Run {
+      const item: Item = { run, chunk: run.chunk, input };
       order.push(item);
       return {
         from: run.from,
@@ -168,9 +190,12 @@ function prefetcher(window: number) {
         ...(run.chunk ? { chunk: run.chunk } : {}),
         load: () => {
           const k = order.indexOf(item);
+          // the merge reads on: the batches started from now on are larger
+          if (k > asked) batch = Math.min(MAX_LOG_BATCH, batch * 2);
           asked = Math.max(asked, k);
-          startUpTo(asked + window);
-          return item.started ?? (item.started = item.start());
+          if (!item.started) startFrom(k);
+          startUpTo(order.length - 1);
+          return item.started!;
         },
       };
     },
@@ -200,26 +225,40 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
   const pre = linePrefilter(q.stages);
   const runner = src.runner ?? thisThread;
   const { ctl, unlink } = linkedAbort(src.signal);
-  const ahead = prefetcher(Math.max(1, 2 * runner.size));
+  const ahead = prefetcher(Math.max(1, 2 * runner.size), async (items) => {
+    const inputs: LogScanInput[] = [];
+    const at: number[] = [];
+    for (let k = 0; k < items.length; k++) {
+      const input = await items[k]!.input();
+      if (!input) continue;
+      inputs.push(input);
+      at.push(k);
+    }
+    const out: Array<readonly Entry[]> = items.map(() => []);
+    if (!inputs.length) return out;
+    const scanned = await runner.run<LogScanResult[]>("logScans", inputs, { signal: ctl.signal });
+    await pace();
+    scanned.forEach((r, j) => {
+      const item = items[at[j]!]!;
+      if (r.corrupt !== undefined) {
+        if (item.chunk) reportCorrupt(src.store, item.chunk, new Error(r.corrupt));
+      }
+      else out[at[j]!] = entriesOf(r, backward);
+    });
+    return out;
+  });
   const pace = pacer(ctl.signal);
   const lanes = selected.map((s) => ({
     runs: src.store.runs(s.stream).map((run) => {
       const chunk = run.chunk;
-      // without the query's text (a query built by hand) stored chunks are read here, as before
-      if (!chunk || text === undefined || run.to < from || run.from >= to) return run;
+      // stored chunks and chunks not yet written are scanned by tasks; without the query's text (a
+      // query built by hand) they are read here, as heads are
+      const sourceOf = chunk ? () => chunkSourceInTurn(src.store, chunk) : run.source;
+      if (!sourceOf || text === undefined || run.to < from || run.from >= to) return run;
       return ahead.add(run, async () => {
-        const source = await chunkSourceInTurn(src.store, chunk);
-        if (!source) return [];
-        const input: LogScanInput = { source, query: text, labels: s.labels, from, to, limit, backward, maxTemplateOutput: src.maxTemplateOutput };
-        try {
-          const scanned = await runner.run<LogScanResult>("logScan", input, { signal: ctl.signal });
-          await pace();
-          return entriesOf(scanned, backward);
-        } catch (err) {
-          if (!isCorrupt(err)) throw err;
-          reportCorrupt(src.store, chunk, err);
-          return [];
-        }
+        const source = await sourceOf();
+        if (!source) return undefined;
+        return { source, query: text, labels: s.labels, from, to, limit, backward, maxTemplateOutput: src.maxTemplateOutput };
       });
     }),
   }));
@@ -308,6 +347,7 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
     }
   };
   const jobs: Array<() => Promise<void>> = [];
+  const storedChunks: Array<{ lane: number; rank: number; labels: Record<string, string>; chunk: ChunkMeta | undefined; source: () => Promise<ChunkSource | undefined> }> = [];
   // in-memory runs are read as they are now (a head changes while the query waits)
   const inMemory: Array<{ lane: number; rank: number; entries: readonly Entry[] }> = [];
   const selected = selectStreams(src, r.query);
@@ -315,28 +355,10 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
     src.store.runs(s.stream).forEach((run, rank) => {
       if (run.to < from || run.from >= to) return;
       const chunk = run.chunk;
-      if (chunk && text !== undefined) {
-        jobs.push(async () => {
-          const source = await chunkSourceInTurn(src.store, chunk);
-          if (!source) return;
-          const input: MetricScanInput = {
-            source, query: text, labels: s.labels, from, to, steps: stepTimes, rangeMs: r.rangeMs, grouping, maxSeries: src.maxSeries, maxTemplateOutput: src.maxTemplateOutput,
-          };
-          let res: MetricScanResult;
-          try {
-            res = await runner.run<MetricScanResult>("metricScan", input, { signal });
-            await pace();
-          } catch (err) {
-            if (!isCorrupt(err)) throw err;
-            reportCorrupt(src.store, chunk, err);
-            return;
-          }
-          if (res.tooManySeries) throw seriesLimitError(src.maxSeries!);
-          for (const g of res.groups) {
-            const labels = g.labels ?? (grouping ? groupLabels(s.labels, grouping) : s.labels);
-            add(labels, [lane, g.firstTs, rank, g.firstPos], g.counts, g.bytes);
-          }
-        });
+      // stored chunks and chunks not yet written: counted by tasks
+      const sourceOf = chunk ? () => chunkSourceInTurn(src.store, chunk) : run.source;
+      if (sourceOf && text !== undefined) {
+        storedChunks.push({ lane, rank, labels: s.labels, chunk, source: sourceOf });
         return;
       }
       const loaded = run.load();
@@ -349,7 +371,36 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
       inMemory.push({ lane, rank, entries: run.live ? loaded.slice() : loaded });
     });
   });
-  // stored chunks: at most twice the pool's size in flight
+  // stored chunks, a batch of them per task (one message each way for up to METRIC_BATCH chunks)
+  for (let at = 0; at < storedChunks.length; at += METRIC_BATCH) {
+    const batch = storedChunks.slice(at, at + METRIC_BATCH);
+    jobs.push(async () => {
+      const inputs: MetricScanInput[] = [];
+      const scanned: typeof batch = [];
+      for (const item of batch) {
+        const source = await item.source();
+        if (!source) continue;
+        inputs.push({ source, query: text!, labels: item.labels, from, to, steps: stepTimes, rangeMs: r.rangeMs, grouping, maxSeries: src.maxSeries, maxTemplateOutput: src.maxTemplateOutput });
+        scanned.push(item);
+      }
+      if (!inputs.length) return;
+      const results = await runner.run<MetricScanResult[]>("metricScans", inputs, { signal });
+      await pace();
+      results.forEach((res, k) => {
+        const { lane, rank, labels: streamLabels, chunk } = scanned[k]!;
+        if (res.corrupt !== undefined) {
+          if (chunk) reportCorrupt(src.store, chunk, new Error(res.corrupt));
+          return;
+        }
+        if (res.tooManySeries) throw seriesLimitError(src.maxSeries!);
+        for (const g of res.groups) {
+          const labels = g.labels ?? (grouping ? groupLabels(streamLabels, grouping) : streamLabels);
+          add(labels, [lane, g.firstTs, rank, g.firstPos], g.counts, g.bytes);
+        }
+      });
+    });
+  }
+  // at most twice the pool's size of tasks in flight
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
