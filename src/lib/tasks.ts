@@ -21,6 +21,11 @@ export interface RunOptions {
   signal?: AbortSignal | undefined;
   /** buffers of `input` moved to the worker (the caller must not use them after) */
   transfer?: ArrayBuffer[] | undefined;
+  /**
+   * "background": throughput work (encoding chunks) that waits while any other task waits, so a
+   * query's tasks are not queued behind an ingest's backlog
+   */
+  priority?: "background" | undefined;
 }
 
 export interface TaskRunner {

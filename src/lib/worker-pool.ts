@@ -54,6 +54,7 @@ interface Job {
   input: unknown;
   transfer: ArrayBuffer[];
   signal: AbortSignal | undefined;
+  background: boolean;
   resolve(value: unknown): void;
   reject(err: unknown): void;
   /** answered (result, error or abort): what comes later is dropped */
@@ -252,6 +253,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
           input,
           transfer: opts.transfer ?? [],
           signal,
+          background: opts.priority === "background",
           resolve: resolve as (v: unknown) => void,
           reject,
           settled: false,
@@ -277,11 +279,41 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 }
 
 /**
- * The waiting tasks, first in first out, in O(1) per task: a query may queue
- * thousands (a task per chunk) and cancel them all at once. A removed task
- * stays in the array, marked, and is skipped when its turn comes.
+ * The waiting tasks: first in first out, background tasks only when no other
+ * waits (a query's scans are not queued behind an ingest's encoding).
  */
 class JobQueue {
+  #normal = new FifoQueue();
+  #background = new FifoQueue();
+
+  get size(): number {
+    return this.#normal.size + this.#background.size;
+  }
+
+  push(job: Job): void {
+    (job.background ? this.#background : this.#normal).push(job);
+  }
+
+  take(): Job | undefined {
+    return this.#normal.take() ?? this.#background.take();
+  }
+
+  /** true when the task was waiting (it will not run) */
+  remove(job: Job): boolean {
+    return this.#normal.remove(job) || this.#background.remove(job);
+  }
+
+  drain(): Job[] {
+    return [...this.#normal.drain(), ...this.#background.drain()];
+  }
+}
+
+/**
+ * Tasks first in first out, in O(1) per task: a query may queue thousands
+ * (a task per chunk) and cancel them all at once. A removed task stays in
+ * the array, marked, and is skipped when its turn comes.
+ */
+class FifoQueue {
   #items: Array<Job | undefined> = [];
   #head = 0;
   #queued = new Set<Job>();

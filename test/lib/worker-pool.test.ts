@@ -197,6 +197,18 @@ describe("worker pool", () => {
     expect(await registry.metrics()).not.toContain("svc_worker_pool_workers_ended_total{");
   }, 60_000);
 
+  it("a waiting task goes before waiting background tasks (a query's scans before an ingest's encoding)", async () => {
+    const p = pool(1);
+    await p.run("selftest.echo", 0);
+    const order: string[] = [];
+    // the one worker busy for a while; then a background task and a normal one wait, in that order
+    const busy = p.run("selftest.spin", { maxMs: 300 }).then(() => order.push("busy"));
+    const background = p.run("selftest.echo", "bg", { priority: "background" }).then(() => order.push("background"));
+    const normal = p.run("selftest.echo", "fg").then(() => order.push("normal"));
+    await Promise.all([busy, background, normal]);
+    expect(order).toEqual(["busy", "normal", "background"]);
+  }, 60_000);
+
   it("fails the task of a worker that dies and replaces the worker", async () => {
     const p = pool(1);
     const first = await p.run<Echo>("selftest.echo", 0);

@@ -257,8 +257,43 @@ function eachSurvivor(c: ChunkColumns, plan: Plan, labels: Record<string, string
 }
 
 /** the chunk's columns, or undefined when a token filter says no line can match */
+/**
+ * Chunks this worker decoded lately, by file range, least recently used first, at most
+ * DECODED_CACHE_BYTES of line bytes: a dashboard's queries read the same chunks again and again
+ * (a file range never holds another chunk while the process runs: segment numbers only grow).
+ */
+const DECODED_CACHE_BYTES = 48 * 1024 * 1024;
+const decodedCache = new Map<string, ChunkColumns>();
+let decodedCacheBytes = 0;
+
+function cachedColumns(key: string): ChunkColumns | undefined {
+  const hit = decodedCache.get(key);
+  if (hit) {
+    decodedCache.delete(key);
+    decodedCache.set(key, hit);
+  }
+  return hit;
+}
+
+function cacheColumns(key: string, c: ChunkColumns): void {
+  const size = c.lines.length + c.ts.byteLength + c.offsets.byteLength;
+  if (size > DECODED_CACHE_BYTES / 8) return;
+  while (decodedCache.size && decodedCacheBytes + size > DECODED_CACHE_BYTES) {
+    const [oldest, old] = decodedCache.entries().next().value!;
+    decodedCache.delete(oldest);
+    decodedCacheBytes -= old.lines.length + old.ts.byteLength + old.offsets.byteLength;
+  }
+  decodedCache.set(key, c);
+  decodedCacheBytes += size;
+}
+
 function columnsOf(source: ChunkSource, plan: Plan, lines: boolean): ChunkColumns | undefined {
   if (source.kind === "columns") return source.columns;
+  const key = source.kind === "file" ? `${source.path}:${source.offset}:${source.length}` : undefined;
+  // with its lines, a cached chunk serves every query; without (timestamps and sizes only), only those
+  const cached = key === undefined ? undefined : (cachedColumns(`${key}:lines`) ?? (lines ? undefined : cachedColumns(key)));
+  // (the scan's byte filters do what the bloom would)
+  if (cached) return cached;
   // the bloom filter is read alone first (a few percent of a file chunk): most chunks stop there
   if (plan.literals.length && !sourceMayContain(source, plan.literals)) return undefined;
   let blob: Uint8Array;
@@ -269,8 +304,11 @@ function columnsOf(source: ChunkSource, plan: Plan, lines: boolean): ChunkColumn
     if ((err as { code?: string }).code === "ENOENT") return undefined;
     throw err;
   }
-  return decodeColumns(blob, { lines });
+  const c = decodeColumns(blob, { lines });
+  if (key !== undefined) cacheColumns(lines ? `${key}:lines` : key, c);
+  return c;
 }
+
 
 export interface LogScanInput {
   source: ChunkSource;

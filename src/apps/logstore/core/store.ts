@@ -150,6 +150,8 @@ const BACKLOG_FAST_BYTES = 128 * 1024 * 1024;
 const BACKLOG_WAIT_BYTES = 256 * 1024 * 1024;
 /** the longest a push waits for the backlog (a store that cannot write does not stop ingest) */
 const BACKLOG_MAX_WAIT_MS = 10_000;
+/** chunks one encoding task takes at most (~10–20 ms each) */
+const ENCODE_TASK_CHUNKS = 4;
 /** chunks encoded, fsynced and committed together: the write-ahead log shrinks and memory is freed group by group */
 const WRITE_GROUP = 32;
 
@@ -426,10 +428,11 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
     } else {
-      // one task per worker, each a share of the group. The columns are moved to the worker, not
+      // tasks of at most ENCODE_TASK_CHUNKS chunks, shared over the workers (a query's task waits for
+      // one such task at most: queries go first in the pool's queue). The columns are moved to the worker, not
       // copied (copies cost the event loop ~6% of its time under ingest): with a write-ahead log,
       // an encoding that fails rebuilds them from it; without one (in memory), a copy is moved
-      const share = Math.ceil(todo.length / Math.max(1, runner.size));
+      const share = Math.min(ENCODE_TASK_CHUNKS, Math.ceil(todo.length / Math.max(1, runner.size)));
       const tasks: Promise<void>[] = [];
       for (let from = 0; from < todo.length; from += share) {
         const part = todo.slice(from, from + share);
@@ -438,7 +441,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
           return wal ? { ...input, level } : { ...input, ts: input.ts.slice(), offsets: input.offsets.slice(), lines: input.lines.slice(), level };
         });
         const moved = inputs.flatMap((input) => [input.ts.buffer as ArrayBuffer, input.offsets.buffer as ArrayBuffer, input.lines.buffer as ArrayBuffer]);
-        const task = runner.run<Uint8Array[]>("encodeChunks", inputs, { transfer: moved }).then(
+        const task = runner.run<Uint8Array[]>("encodeChunks", inputs, { transfer: moved, priority: "background" }).then(
           (out) => {
             part.forEach(([, p], k) => {
               p.blob = out[k]!;

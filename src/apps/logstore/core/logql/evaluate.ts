@@ -251,9 +251,11 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
   const lanes = selected.map((s) => ({
     runs: src.store.runs(s.stream).map((run) => {
       const chunk = run.chunk;
-      // stored chunks and chunks not yet written are scanned by tasks; without the query's text (a
-      // query built by hand) they are read here, as heads are
-      const sourceOf = chunk ? () => chunkSourceInTurn(src.store, chunk) : run.source;
+      // stored chunks are scanned by tasks; chunks not yet written too when the query filters (it may
+      // read through many of them), while a bare selector, which stops at its limit, reads them here
+      // (no wait behind the encoding tasks); without the query's text (a query built by hand) all
+      // are read here, as heads are
+      const sourceOf = chunk ? () => chunkSourceInTurn(src.store, chunk) : q.stages.length ? run.source : undefined;
       if (!sourceOf || text === undefined || run.to < from || run.from >= to) return run;
       return ahead.add(run, async () => {
         const source = await sourceOf();
