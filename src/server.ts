@@ -7,7 +7,7 @@ import { createLifecycle, type Lifecycle } from "./lib/lifecycle.ts";
 import type { Logger } from "./lib/logger.ts";
 import { adminFiles } from "./platform/embedded.ts";
 import { listen, timeoutLimits, type FetchHandler, type Listener } from "./platform/listen.ts";
-import { createTaskPool } from "./platform/workers.ts";
+import { createTaskPool, poolSize } from "./platform/workers.ts";
 
 export type ServiceName = "dashboard" | "logs" | "metrics" | "logs proxy";
 
@@ -49,10 +49,14 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   const listeners: Array<[ServiceName, Listener]> = [];
   // one pool of worker threads for the process (queries, chunk encoding), started on the first task
   const pool = createTaskPool({ threads: config.server.worker_threads, logger });
+  // and one worker of its own that decodes large pushes (push-tasks.ts): a push never waits behind
+  // a query's tasks, and the event loop keeps only the storing (none when worker_threads is 0)
+  const decoder = createTaskPool({ threads: Math.min(1, poolSize(config.server.worker_threads)), logger });
+  const closePools = () => Promise.all([pool.close(), decoder.close()]).then(() => undefined);
   /** background work of the apps, stopped (and flushed) before the database closes; the pool goes last */
   const closers: Array<() => Promise<void>> = [];
   try {
-    const deps = { config, db, logger, lifecycle, runner: pool };
+    const deps = { config, db, logger, lifecycle, runner: pool, decoder };
     const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, ...options });
     closers.push(dashboard.close);
     const apps: Array<[ServiceName, number, FetchHandler]> = [["dashboard", config.dashboard.http_port, dashboard.app.fetch]];
@@ -83,7 +87,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
     }
   } catch (err) {
     await Promise.all(listeners.map(([, l]) => l.close(true)));
-    await closeAll([...closers, pool.close], logger);
+    await closeAll([...closers, closePools], logger);
     await db.close();
     throw err;
   }
@@ -105,7 +109,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       // idle keep-alive connections would otherwise hold the listeners open
       await Promise.race([closing, delay(drained ? 1_000 : 0)]);
       await Promise.all(listeners.map(([, l]) => l.close(true)));
-      await closeAll([...closers, pool.close], logger);
+      await closeAll([...closers, closePools], logger);
       await db.close();
       lifecycle.markStopped();
     })();

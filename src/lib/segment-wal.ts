@@ -5,9 +5,10 @@
 // owner has everything in it stored elsewhere.
 //
 // Record: [u32 length][i32 crc32 of payload][payload]
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "./crc32.ts";
+import { writeAllSync } from "./write-all.ts";
 
 export interface SegmentWal {
   /** the segment new records go to */
@@ -66,24 +67,19 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
       return segment;
     },
     append(...parts) {
-      // one write: a crash leaves a whole record or a torn tail readSegments skips
+      // one write (a writev of the header and the parts, nothing copied): a crash leaves a whole
+      // record or a torn tail readSegments skips
       let length = 0;
       let crc = 0;
       for (const part of parts) {
         length += part.length;
         crc = crc32(part, crc);
       }
-      const buf = Buffer.allocUnsafe(8 + length);
-      buf.writeUInt32LE(length, 0);
-      buf.writeInt32LE(crc | 0, 4);
-      let at = 8;
-      for (const part of parts) {
-        buf.set(part, at);
-        at += part.length;
-      }
-      let written = 0;
-      while (written < buf.length) written += writeSync(fd, buf, written);
-      size += buf.length;
+      const header = Buffer.allocUnsafeSlow(8);
+      header.writeUInt32LE(length, 0);
+      header.writeInt32LE(crc | 0, 4);
+      writeAllSync(fd, [header, ...parts]);
+      size += 8 + length;
     },
     maybeRotate() {
       if (size < segmentBytes) return segment;

@@ -231,6 +231,15 @@ describe("log store: bad input answers 400, never 500 (issue 16)", () => {
     const protoNul = await pushProto("p15", rawProtobuf([{ labels: '{job="a\\x00"}', entries: [[String(T0 / 1000 - 3), 0, "x"]] }]));
     expect(protoNul.status).toBe(400);
     expect(protoNul.text).toContain("contains U+0000, which cannot be stored");
+    // invalid UTF-8 in a protobuf line (Go strings may hold any bytes; the real store's gogo code reads
+    // them as they are) is stored, and reads back with U+FFFD for each bad byte, as Go's JSON writes it
+    const invalid = rawProtobuf([{ labels: '{job="bytes"}', entries: [[String(T0 / 1000 - 3), 0, `bad ${"X".repeat(2)} and a long tail ${"t".repeat(70)}`]] }, { labels: '{job="short"}', entries: [[String(T0 / 1000 - 3), 0, "b XX"]] }]);
+    const raw = Buffer.from(snappy.uncompress(invalid) as Uint8Array);
+    for (let at = raw.indexOf("XX"); at >= 0; at = raw.indexOf("XX", at)) raw.set([0xff, 0xfe], at);
+    const bytes = await pushProto("p15", snappy.compress(raw));
+    expect(bytes.status, bytes.text).toBe(204);
+    expect(await lines("p15", '{job="bytes"}')).toEqual([`bad \uFFFD\uFFFD and a long tail ${"t".repeat(70)}`]);
+    expect(await lines("p15", '{job="short"}')).toEqual(["b \uFFFD\uFFFD"]);
     // structured metadata with a lone surrogate is made well-formed too
     const meta = await pushJson("p15", '{"streams":[{"stream":{"job":"meta"},"values":[["' + ns(T0 - 2000) + '","m",{"trace\\udc00":"v\\ud800"}]]}]}');
     expect(meta.status).toBe(204);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { encodeChunk, type Entry } from "../../src/apps/logstore/core/chunks.ts";
 import { streamKey } from "../../src/apps/logstore/core/labels.ts";
+import { movableBuffers } from "../../src/apps/logstore/core/columns.ts";
 import { logTasks } from "../../src/apps/logstore/core/scan-tasks.ts";
 import { openLogStore } from "../../src/apps/logstore/core/store.ts";
 import { openWal, readWal } from "../../src/apps/logstore/core/wal.ts";
@@ -240,6 +241,54 @@ describe("log store: chunk files", () => {
       await store.close();
     } finally {
       await db.close();
+    }
+  });
+});
+
+describe("log store: a query and the encoder reading the same chunk not yet written", () => {
+  it("the query's copy of its columns still crosses to a worker after the encoder took the columns (a detached buffer made the query a 500)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "outpost-pending-race-"));
+    const inline = inlineRunner(logTasks);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    // moves the columns as a worker pool does (structuredClone with a transfer list detaches them), then waits
+    const encoder: TaskRunner = {
+      size: 1,
+      async run(name, input, options) {
+        const moved = structuredClone(input, { transfer: options?.transfer ?? [] });
+        await held;
+        return inline.run(name, moved, options);
+      },
+      close: async () => {},
+    };
+    const db = await openDatabase({ dataDir: undefined, logger: silentLogger });
+    try {
+      const now = Date.UTC(2026, 0, 1);
+      const store = await openLogStore({ pg: db.pg, logger: silentLogger, walDir: join(dir, "wal"), chunkDir: join(dir, "chunks"), now: () => now, runner: encoder, chunkTargetBytes: 400 });
+      const s = await store.stream("r", { app: "x" });
+      for (let k = 0; k < 6; k++) store.append("r", [{ stream: s, entries: Array.from({ length: 30 }, (_, i) => ({ ts: BigInt(k * 30 + i), line: `line ${k * 30 + i} ü` })) }]);
+      expect(s.pending.length).toBeGreaterThan(1);
+      // the query lists its sources first (columns of chunks cut but not yet written)...
+      const sources = await Promise.all(store.runs(s).filter((r) => r.source).map((r) => r.source!()));
+      expect(sources.map((x) => x?.kind)).toEqual(sources.map(() => "columns"));
+      // ...then the encoder's task takes the columns before the query's task is sent
+      const flushed = store.flush();
+      const taken = () => s.pending.every((p) => p.input === undefined || p.input.ts.length === 0);
+      for (const deadline = Date.now() + 30_000; !taken() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+      expect(taken()).toBe(true);
+      const crossed = structuredClone(sources, { transfer: movableBuffers(sources.map((x) => x!)) });
+      const lines = crossed.flatMap((src) => {
+        const c = (src as { columns: { count: number; offsets: Uint32Array; lines: Uint8Array } }).columns;
+        return Array.from({ length: c.count }, (_, i) => Buffer.from(c.lines.subarray(c.offsets[i], c.offsets[i + 1])).toString());
+      });
+      expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => `line ${i} ü`));
+      release();
+      await flushed;
+      await store.close();
+    } finally {
+      release();
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -32,6 +32,8 @@ export interface LogStoreDeps {
   now?: () => number;
   /** runs the log store's tasks (scan-tasks.ts); default: on this thread */
   runner?: TaskRunner | undefined;
+  /** decodes large push bodies (push-tasks.ts; server.ts gives it a worker of its own); default: on this thread */
+  decoder?: TaskRunner | undefined;
 }
 
 export interface LogStoreApp {
@@ -81,7 +83,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   // the process's worker pool (server.ts) shows in the store's /metrics
   registerPoolMetrics(deps.runner, metrics.registry);
   registerStatus(app, config, metrics);
-  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size);
+  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size, deps.decoder);
   registerQueries(app, { store, limits: limits.of, tenants, now, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent });
   registerUserStats(app, userStats);
   const retention = startRetention({ store, limits: limits.of, logger, now });

@@ -8,9 +8,10 @@
 // never committed, a crash between the two: at the next start).
 // Without a data dir (storage.in_memory) the store keeps format 2 chunks in
 // the `data` column of their (in-memory) metadata rows instead.
-import { closeSync, existsSync, fdatasync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fdatasync, mkdirSync, openSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ChunkSource } from "./columns.ts";
+import { writeAllSync } from "../../../lib/write-all.ts";
 
 /** a chunk's place in a segment file */
 export interface ChunkLocation {
@@ -92,12 +93,10 @@ export function openFileChunkStore(dir: string, live: Map<number, number>, segme
       out.push({ segment, offset: size, length: blob.length });
       size += blob.length;
     }
-    // One write for the lot, into the page cache (a few ms for a group's compressed bytes), then
+    // One write for the lot (a writev: the blobs are not joined first), into the page cache (a few ms for a group's compressed bytes), then
     // one fdatasync on the thread pool: under a stream of pushes each await is a long turn of the
     // event loop, and a write, a sync and an open each awaited held a group's store at ~0.5 s.
-    const all = blobs.length === 1 ? blobs[0]! : Buffer.concat(blobs);
-    let done = 0;
-    while (done < all.length) done += writeSync(fd, all, done, all.length - done);
+    writeAllSync(fd, blobs);
     const file = fd;
     await new Promise<void>((resolve, reject) => fdatasync(file, (err) => (err ? reject(err) : resolve())));
     return out;

@@ -34,6 +34,11 @@ export interface DecodeOptions {
 
 const encoder = new TextEncoder();
 
+/** the buffers a task may take over (moved to its worker, not copied): a copy of columns the query holds alone */
+export function movableBuffers(sources: readonly ChunkSource[]): ArrayBuffer[] {
+  return sources.flatMap((s) => (s.kind === "columns" ? [s.columns.ts.buffer, s.columns.offsets.buffer, s.columns.lines.buffer] as ArrayBuffer[] : []));
+}
+
 /** a chunk's bytes, read synchronously (a worker thread may block) */
 export function readSource(src: ChunkSource): Uint8Array {
   if (src.kind === "columns") throw new Error("a chunk not yet encoded has no bytes to read");

@@ -75,7 +75,7 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
     }
     const entries: Entry[] = [];
     for (const e of s.entries) {
-      const lineBytes = Buffer.byteLength(e.line);
+      const lineBytes = e.size ?? Buffer.byteLength(e.line);
       const size = e.metadata ? entrySize(e.line, e.metadata) : lineBytes;
       if (e.ts < oldest) {
         drop("greater_than_max_sample_age", `entry for stream '${text}' has timestamp too old: ${rfc3339(e.ts)}, oldest acceptable timestamp is: ${rfc3339(oldest)}`, 1, size);

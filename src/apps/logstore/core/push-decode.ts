@@ -3,7 +3,7 @@
 // deflate encoded) or the real product's protobuf PushRequest compressed with
 // block snappy. Both decode to the same streams, so every path stores alike.
 import { promisify } from "node:util";
-import { gunzip, inflate } from "node:zlib";
+import { gunzip, gunzipSync, inflate, inflateSync } from "node:zlib";
 import protobuf from "protobufjs/light.js";
 import { chargedSize, countProtobufItems, type ItemShape, ITEM_COST, LEAF } from "../../../lib/decoded-budget.ts";
 import { ApiError } from "../../../lib/errors.ts";
@@ -18,6 +18,8 @@ export interface PushEntry {
   metadata?: Record<string, string>;
   /** `ts` as canonical decimal text, when the body carried it so */
   text?: string;
+  /** the line's size in UTF-8 bytes, when the decoder measured it (a worker did: push-tasks.ts) */
+  size?: number;
 }
 
 export interface PushStream {
@@ -29,13 +31,17 @@ export interface PushStream {
 
 const bad = (message: string) => new ApiError(400, message);
 
-// logproto.PushRequest (pkg/push/push.proto), defined in code: no .proto file to ship
+// logproto.PushRequest (pkg/push/push.proto), defined in code: no .proto file to ship. Its
+// strings are read as the real store's gogo-generated code reads them, without refusing invalid
+// UTF-8 (which then reads back as U+FFFD): protobufjs verifies them under proto3's default
+// features, so each message is given proto2's
 const root = protobuf.Root.fromJSON({
   nested: {
     logproto: {
       nested: {
-        PushRequest: { fields: { streams: { rule: "repeated", type: "StreamAdapter", id: 1 }, format: { type: "string", id: 2 } } },
+        PushRequest: { edition: "proto2", fields: { streams: { rule: "repeated", type: "StreamAdapter", id: 1 }, format: { type: "string", id: 2 } } },
         StreamAdapter: {
+          edition: "proto2",
           fields: {
             labels: { type: "string", id: 1 },
             entries: { rule: "repeated", type: "EntryAdapter", id: 2 },
@@ -43,14 +49,15 @@ const root = protobuf.Root.fromJSON({
           },
         },
         EntryAdapter: {
+          edition: "proto2",
           fields: {
             timestamp: { type: "Timestamp", id: 1 },
             line: { type: "string", id: 2 },
             structuredMetadata: { rule: "repeated", type: "LabelPairAdapter", id: 3 },
           },
         },
-        LabelPairAdapter: { fields: { name: { type: "string", id: 1 }, value: { type: "string", id: 2 } } },
-        Timestamp: { fields: { seconds: { type: "int64", id: 1 }, nanos: { type: "int32", id: 2 } } },
+        LabelPairAdapter: { edition: "proto2", fields: { name: { type: "string", id: 1 }, value: { type: "string", id: 2 } } },
+        Timestamp: { edition: "proto2", fields: { seconds: { type: "int64", id: 1 }, nanos: { type: "int32", id: 2 } } },
       },
     },
   },
@@ -66,17 +73,33 @@ export { PushRequest as PushRequestType };
  * over it is the real store's 413.
  */
 export async function decodeContent(body: Uint8Array, encoding: string | undefined, maxBytes: number): Promise<Uint8Array> {
+  // the asynchronous forms inflate off the event loop on Bun and Node
+  return inflated(body, encoding, maxBytes, (e, b, o) => (e === "gzip" ? gunzipAsync(b, o) : inflateAsync(b, o)));
+}
+
+/** decodeContent on a thread that may block (a worker decoding a push) */
+export function decodeContentSync(body: Uint8Array, encoding: string | undefined, maxBytes: number): Uint8Array {
+  return inflated(body, encoding, maxBytes, (e, b, o) => (e === "gzip" ? gunzipSync(b, o) : inflateSync(b, o)));
+}
+
+type Inflate<R> = (encoding: "gzip" | "deflate", body: Uint8Array, options: { maxOutputLength: number }) => R;
+
+function inflated(body: Uint8Array, encoding: string | undefined, maxBytes: number, inflate: Inflate<Uint8Array>): Uint8Array;
+function inflated(body: Uint8Array, encoding: string | undefined, maxBytes: number, inflate: Inflate<Promise<Uint8Array>>): Promise<Uint8Array>;
+function inflated(body: Uint8Array, encoding: string | undefined, maxBytes: number, inflate: Inflate<Uint8Array | Promise<Uint8Array>>): Uint8Array | Promise<Uint8Array> {
   const e = (encoding ?? "").trim().toLowerCase();
-  try {
-    if (e === "" || e === "identity" || e === "snappy") return body;
-    // the asynchronous forms inflate off the event loop on Bun and Node
-    if (e === "gzip") return await gunzipAsync(body, { maxOutputLength: maxBytes });
-    if (e === "deflate") return await inflateAsync(body, { maxOutputLength: maxBytes });
-  } catch (err) {
+  if (e === "" || e === "identity" || e === "snappy") return body;
+  if (e !== "gzip" && e !== "deflate") throw bad(`Content-Encoding "${encoding}" not supported`);
+  const failed = (err: unknown): never => {
     if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(maxBytes + 1, maxBytes);
     throw bad(`cannot decode ${e} body: ${(err as Error).message}`);
+  };
+  try {
+    const out = inflate(e, body, { maxOutputLength: maxBytes });
+    return out instanceof Promise ? out.catch(failed) : out;
+  } catch (err) {
+    return failed(err);
   }
-  throw bad(`Content-Encoding "${encoding}" not supported`);
 }
 
 const gunzipAsync = promisify(gunzip);
@@ -94,7 +117,15 @@ export function mediaTypeOf(contentType: string | undefined): string {
 }
 
 export async function decodePush(body: Uint8Array, contentType: string | undefined, encoding: string | undefined, maxBytes: number): Promise<PushStream[]> {
-  const bytes = await decodeContent(body, encoding, maxBytes);
+  return decodeBytes(await decodeContent(body, encoding, maxBytes), contentType, maxBytes);
+}
+
+/** decodePush on a thread that may block (push-tasks.ts: a worker decoding a large push) */
+export function decodePushSync(body: Uint8Array, contentType: string | undefined, encoding: string | undefined, maxBytes: number): PushStream[] {
+  return decodeBytes(decodeContentSync(body, encoding, maxBytes), contentType, maxBytes);
+}
+
+function decodeBytes(bytes: Uint8Array, contentType: string | undefined, maxBytes: number): PushStream[] {
   return mediaTypeOf(contentType) === "application/json" ? decodeJson(bytes, maxBytes) : decodeProtobuf(bytes, maxBytes);
 }
 

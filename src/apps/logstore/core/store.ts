@@ -611,12 +611,16 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     if (p.encoding) return p.encoding.then(() => pendingEntries(p));
     return [];
   };
-  /** a chunk not yet written as a task reads it: its encoded bytes, or its columns (once a worker encoding them is done) */
+  /**
+   * a chunk not yet written as a task reads it: its encoded bytes, or a copy of its columns (the
+   * columns themselves may be moved to an encoding worker before the query's task is sent: a
+   * detached buffer cannot be sent), or once a worker encoding them is done, its bytes
+   */
   const pendingSource = async (p: Pending): Promise<ChunkSource | undefined> => {
     if (!p.blob && !(p.input && p.input.ts.length === p.count) && p.encoding) await p.encoding;
     if (p.blob) return { kind: "bytes", bytes: p.blob };
     const c = p.input;
-    return c && c.ts.length === p.count ? { kind: "columns", columns: { count: c.count, ts: c.ts, offsets: c.offsets, lines: c.lines, metadata: c.metadata } } : undefined;
+    return c && c.ts.length === p.count ? { kind: "columns", columns: { count: c.count, ts: c.ts.slice(), offsets: c.offsets.slice(), lines: c.lines.slice(), metadata: c.metadata } } : undefined;
   };
   const runsOf = (stream: Stream): Run[] => {
     const runs: Run[] = stream.chunks.map((c) => ({ from: c.from, to: c.to, chunk: c, load: () => loadChunk(c) }));

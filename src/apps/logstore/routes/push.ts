@@ -3,11 +3,15 @@
 import type { Context, Hono } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { ingest, type IngestDeps } from "../core/ingest.ts";
-import { decodePush } from "../core/push-decode.ts";
+import { decodePushOn } from "../core/push-tasks.ts";
+import type { TaskRunner } from "../../../lib/tasks.ts";
 import { tenantOf, type TenantOptions } from "./tenant.ts";
 
-/** `maxRecvMsgSize`: the largest decoded body (server.max_recv_msg_size) */
-export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions, maxRecvMsgSize: number): void {
+/**
+ * `maxRecvMsgSize`: the largest decoded body (server.max_recv_msg_size); `decoder`: where large
+ * bodies are decoded (push-tasks.ts; undefined: on this thread)
+ */
+export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions, maxRecvMsgSize: number, decoder?: TaskRunner): void {
   const push = async (c: Context) => {
     const tenant = tenantOf(c, tenants);
     // more cut chunks wait to be written than memory should hold: this push waits for the
@@ -16,7 +20,7 @@ export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions
     const body = new Uint8Array(await c.req.arrayBuffer());
     const contentType = c.req.header("Content-Type");
     const contentEncoding = c.req.header("Content-Encoding");
-    const streams = await decodePush(body, contentType, contentEncoding, maxRecvMsgSize);
+    const streams = await decodePushOn(decoder, { body, contentType, contentEncoding, maxBytes: maxRecvMsgSize });
     const result = await ingest(deps, tenant, streams, { body, contentType, contentEncoding });
     if (result.status === 204) return c.body(null, 204);
     throw new ApiError(result.status, result.message ?? "");

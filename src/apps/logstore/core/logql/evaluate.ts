@@ -14,7 +14,7 @@ import { labelText } from "../push-decode.ts";
 import { mergeLanes, type Run } from "../merge.ts";
 import { groupLabels, linePrefilter, logTasks, WindowCounter, type LogScanInput, type LogScanResult, type MetricScanInput, type MetricScanResult } from "../scan-tasks.ts";
 import type { ChunkMeta, LogStore, Stream } from "../store.ts";
-import type { ChunkSource } from "../columns.ts";
+import { movableBuffers, type ChunkSource } from "../columns.ts";
 import { textOf, type LogQuery, type MetricQuery, type RangeAggregation, type VectorAggregation } from "./parse.ts";
 import { matchesAll, runPipeline } from "./pipeline.ts";
 
@@ -236,7 +236,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
     }
     const out: Array<readonly Entry[]> = items.map(() => []);
     if (!inputs.length) return out;
-    const scanned = await runner.run<LogScanResult[]>("logScans", inputs, { signal: ctl.signal });
+    const scanned = await runner.run<LogScanResult[]>("logScans", inputs, { signal: ctl.signal, transfer: movableBuffers(inputs.map((i) => i.source)) });
     await pace();
     scanned.forEach((r, j) => {
       const item = items[at[j]!]!;
@@ -386,7 +386,7 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
         scanned.push(item);
       }
       if (!inputs.length) return;
-      const results = await runner.run<MetricScanResult[]>("metricScans", inputs, { signal });
+      const results = await runner.run<MetricScanResult[]>("metricScans", inputs, { signal, transfer: movableBuffers(inputs.map((i) => i.source)) });
       await pace();
       results.forEach((res, k) => {
         const { lane, rank, labels: streamLabels, chunk } = scanned[k]!;

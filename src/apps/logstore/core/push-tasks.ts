@@ -1,0 +1,110 @@
+// Large pushes decoded off the event loop. Inflating, parsing (JSON or
+// protobuf) and checking a ~1 MB push body took about a third of the event
+// loop's time under full-speed ingest (issue 18); a worker of the ingest
+// decoder (server.ts: a pool of its own, so a push never queues behind a
+// query's tasks) does it and sends the streams back packed: per stream its
+// lines joined in one string, their ends, their UTF-8 sizes and their
+// timestamps as typed arrays (moved, not copied). The event loop then only
+// cuts the lines out (substrings share the joined string) and stores them.
+// Small bodies, and any body when no worker can run it, are decoded here as
+// before; both paths give the same streams and the same errors.
+import { ApiError } from "../../../lib/errors.ts";
+import type { TaskFn, TaskRunner } from "../../../lib/tasks.ts";
+import { decodePush, decodePushSync, type PushEntry, type PushStream } from "./push-decode.ts";
+
+/** bodies from this size up are decoded on a worker (below it, the round trip costs more than the parse) */
+export const OFF_THREAD_BYTES = 64 * 1024;
+
+interface PackedStream {
+  labels: Record<string, string>;
+  text: string;
+  /** the stream's lines back to back */
+  lines: string;
+  /** entry i's line is lines.slice(ends[i - 1] ?? 0, ends[i]) */
+  ends: Uint32Array;
+  /** each line's size in UTF-8 bytes */
+  sizes: Uint32Array;
+  ts: BigInt64Array;
+  /** structured metadata per entry, when any entry has some */
+  metadata?: Array<Record<string, string> | undefined> | undefined;
+}
+
+export interface DecodePushInput {
+  body: Uint8Array;
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+  maxBytes: number;
+}
+
+/** the streams, or the refusal the event loop answers with (status and message as decodePush throws them) */
+type Decoded = { streams: PackedStream[] } | { error: { status: number; message: string } };
+
+function pack(streams: PushStream[]): PackedStream[] {
+  return streams.map((s) => {
+    const n = s.entries.length;
+    const ends = new Uint32Array(n);
+    const sizes = new Uint32Array(n);
+    const ts = new BigInt64Array(n);
+    const lines = new Array<string>(n);
+    let metadata: Array<Record<string, string> | undefined> | undefined;
+    let end = 0;
+    for (let i = 0; i < n; i++) {
+      const e = s.entries[i]!;
+      lines[i] = e.line;
+      end += e.line.length;
+      ends[i] = end;
+      sizes[i] = Buffer.byteLength(e.line);
+      ts[i] = e.ts;
+      if (e.metadata) (metadata ??= new Array<Record<string, string> | undefined>(n).fill(undefined))[i] = e.metadata;
+    }
+    return { labels: s.labels, text: s.text, lines: lines.join(""), ends, sizes, ts, metadata };
+  });
+}
+
+function unpack(packed: PackedStream[]): PushStream[] {
+  return packed.map((p) => {
+    const n = p.ts.length;
+    const entries = new Array<PushEntry>(n);
+    let start = 0;
+    for (let i = 0; i < n; i++) {
+      const end = p.ends[i]!;
+      const entry: PushEntry = { ts: p.ts[i]!, line: p.lines.slice(start, end), size: p.sizes[i]! };
+      const m = p.metadata?.[i];
+      if (m) entry.metadata = m;
+      entries[i] = entry;
+      start = end;
+    }
+    return { labels: p.labels, text: p.text, entries };
+  });
+}
+
+export const pushTasks: Record<string, TaskFn> = {
+  decodePush(input: DecodePushInput) {
+    let streams: PackedStream[];
+    try {
+      streams = pack(decodePushSync(input.body, input.contentType, input.contentEncoding, input.maxBytes));
+    } catch (err) {
+      if (err instanceof ApiError) return { result: { error: { status: err.status, message: err.message } } satisfies Decoded };
+      throw err;
+    }
+    return { result: { streams } satisfies Decoded, transfer: streams.flatMap((s) => [s.ends.buffer, s.sizes.buffer, s.ts.buffer] as ArrayBuffer[]) };
+  },
+};
+
+/**
+ * decodePush, on a worker of `decoder` when the body is large and the decoder
+ * has workers; here otherwise, and when the worker fails (it ended: the body
+ * was copied to it, so it is decoded here instead).
+ */
+export async function decodePushOn(decoder: TaskRunner | undefined, input: DecodePushInput): Promise<PushStream[]> {
+  const here = () => decodePush(input.body, input.contentType, input.contentEncoding, input.maxBytes);
+  if (!decoder || decoder.inline || input.body.length < OFF_THREAD_BYTES) return here();
+  let decoded: Decoded;
+  try {
+    decoded = await decoder.run<Decoded>("decodePush", input);
+  } catch {
+    return here();
+  }
+  if ("error" in decoded) throw new ApiError(decoded.error.status, decoded.error.message);
+  return unpack(decoded.streams);
+}
