@@ -72,7 +72,7 @@ export const configKeys: readonly ConfigKey[] = [
   { path: "server.shutdown_timeout", flag: "--shutdown-timeout <duration>", kind: "duration", default: "10s",
     description: "how long SIGINT/SIGTERM waits for in-flight requests before closing" },
   { path: "server.worker_threads", flag: "--worker-threads <n>", kind: "number", default: "auto",
-    description: "worker threads that run queries and chunk encoding off the event loop that serves requests: auto (one per core), a number, or 0 (run them on the main thread); started on the first query" },
+    description: "worker threads that run queries and chunk encoding off the event loop that serves requests: auto (one per core), a number, or 0 (run them on the main thread); started on the first query; one more worker decodes large log pushes (none when 0)" },
   { path: "server.http_idle_timeout", flag: "--http-idle-timeout <duration>", kind: "duration", default: "2m",
     description: "how long a keep-alive connection may wait for its next request before it is closed (the real stores' http_server_idle_timeout, also -server.http-idle-timeout; 0s: never); on Bun at most 255s" },
   { path: "server.http_read_timeout", flag: "--http-read-timeout <duration>", kind: "duration", default: "30s",

@@ -75,6 +75,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     onCorrupt: (tenant) => metrics.corruptChunk(tenant),
     now,
   });
+  metrics.watchFlushQueue(() => ({ chunks: store.backlogChunks(), bytes: store.backlogBytes() }));
   const limits = createLimits(config.logs, logger);
   await limits.reload();
   const userStats = createLogUserStats(store, now);

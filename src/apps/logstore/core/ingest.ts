@@ -84,7 +84,8 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
       } else if (limits.max_line_size > 0 && lineBytes > limits.max_line_size) {
         drop("line_too_long", `Max entry size '${limits.max_line_size}' bytes exceeded for stream '${text}' while adding an entry with length '${lineBytes}' bytes`, 1, size);
       } else {
-        entries.push(e.metadata ? { ts: e.ts, line: e.line, metadata: e.metadata, text: e.text } : { ts: e.ts, line: e.line, text: e.text });
+        // the decoded entry is stored as it is (an Entry with a size): no second object per line
+        entries.push(e);
         lines++;
         bytes += size;
       }

@@ -1,7 +1,7 @@
 // The log store's own metrics (GET /metrics), with prom-client: lines and
 // bytes received per tenant, discarded entries by reason, corrupt chunks (request durations are added by the app).
 // Names follow the real product's, with svc in place of its name.
-import { Counter, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import { deferDefaultMetrics } from "../../../lib/default-metrics.ts";
 import type { IngestCounters } from "./ingest.ts";
 
@@ -9,6 +9,8 @@ export interface LogStoreMetrics extends IngestCounters {
   registry: Registry;
   /** a stored chunk was found corrupt (counted once per chunk) */
   corruptChunk(tenant: string): void;
+  /** the store's write backlog, read at each scrape */
+  watchFlushQueue(queue: () => { chunks: number; bytes: number }): void;
 }
 
 export function createLogStoreMetrics(): LogStoreMetrics {
@@ -19,8 +21,12 @@ export function createLogStoreMetrics(): LogStoreMetrics {
   const discardedLines = new Counter({ name: "svc_discarded_samples_total", help: "Log entries refused, by reason and tenant.", labelNames: ["reason", "tenant"], registers: [registry] });
   const discardedBytes = new Counter({ name: "svc_discarded_bytes_total", help: "Bytes of log entries refused, by reason and tenant.", labelNames: ["reason", "tenant"], registers: [registry] });
   const corrupt = new Counter({ name: "svc_chunk_store_corrupt_chunks_total", help: "Stored log chunks found corrupt (truncated, bad checksum) and skipped by queries, by tenant.", labelNames: ["tenant"], registers: [registry] });
+  let flushQueue = () => ({ chunks: 0, bytes: 0 });
+  new Gauge({ name: "svc_ingester_flush_queue_length", help: "Chunks cut from the heads and waiting to be encoded and written.", registers: [registry], collect() { this.set(flushQueue().chunks); } });
+  new Gauge({ name: "svc_ingester_flush_queue_bytes", help: "Bytes of log lines in chunks waiting to be written (past 256 MiB, pushes wait for the writes).", registers: [registry], collect() { this.set(flushQueue().bytes); } });
   return {
     registry,
+    watchFlushQueue: (queue) => (flushQueue = queue),
     corruptChunk: (tenant) => corrupt.inc({ tenant }),
     received(tenant, n, b) {
       lines.inc({ tenant }, n);

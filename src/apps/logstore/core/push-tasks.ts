@@ -10,6 +10,7 @@
 // before; both paths give the same streams and the same errors.
 import { ApiError } from "../../../lib/errors.ts";
 import type { TaskFn, TaskRunner } from "../../../lib/tasks.ts";
+import { memoryPacer } from "../../../platform/memory.ts";
 import { decodePush, decodePushSync, type PushEntry, type PushStream } from "./push-decode.ts";
 
 /** bodies from this size up are decoded on a worker (below it, the round trip costs more than the parse) */
@@ -78,8 +79,12 @@ function unpack(packed: PackedStream[]): PushStream[] {
   });
 }
 
+/** a decoding worker's garbage (each body parsed) given back as on the event loop (routes/push.ts) */
+const release = memoryPacer(32 * 1024 * 1024, 250);
+
 export const pushTasks: Record<string, TaskFn> = {
   decodePush(input: DecodePushInput) {
+    release(input.body.length);
     let streams: PackedStream[];
     try {
       streams = pack(decodePushSync(input.body, input.contentType, input.contentEncoding, input.maxBytes));

@@ -15,6 +15,7 @@ import { encodeChunk2, type ChunkInput } from "./chunk-format.ts";
 import { decodeColumns, readSource, sourceMayContain, type ChunkColumns, type ChunkSource } from "./columns.ts";
 import { parseLogQL, type LabelFilter, type LogQuery, type Matcher, type MetricQuery, type RangeAggregation, type Stage, type VectorAggregation } from "./logql/parse.ts";
 import { runPipeline } from "./logql/pipeline.ts";
+import { memoryPacer } from "../../../platform/memory.ts";
 
 /** lines between two looks at `ctx.cancelled()` */
 const POLL_EVERY = 4096;
@@ -561,6 +562,9 @@ export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScan
   return { groups: out, tooManySeries };
 }
 
+/** an encoding worker's garbage (columns taken in, deflate buffers) given back under steady ingest (platform/memory.ts) */
+const releaseEncoded = memoryPacer(32 * 1024 * 1024, 250);
+
 export const logTasks: Record<string, TaskFn> = {
   /** a cut head's columns (ChunkInput) to a format 2 chunk; the chunk's buffer is moved back */
   encodeChunk(input: ChunkInput) {
@@ -569,6 +573,7 @@ export const logTasks: Record<string, TaskFn> = {
   },
   /** several chunks in one task: under a stream of pushes the main thread answers a worker only every few hundred ms, so one chunk a message left the workers idle */
   encodeChunks(inputs: ChunkInput[]) {
+    releaseEncoded(inputs.reduce((n, input) => n + input.lines.length, 0));
     const blobs = inputs.map((input) => encodeChunk2(input));
     return { result: blobs, transfer: blobs.map((b) => b.buffer as ArrayBuffer) };
   },

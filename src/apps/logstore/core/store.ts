@@ -132,6 +132,8 @@ export interface LogStore {
   admit(): Promise<void> | undefined;
   /** line bytes of cut chunks waiting to be written */
   backlogBytes(): number;
+  /** how many cut chunks wait to be written */
+  backlogChunks(): number;
   /** writes cut chunks now (and cuts every head first when `all`) */
   flush(all?: boolean): Promise<void>;
   /** deletes chunks of `tenant` that end before `before` */
@@ -170,29 +172,30 @@ export function chunkInput(entries: readonly Entry[]): ChunkInput {
   const offsets = new Uint32Array(count + 1);
   let chars = 0;
   for (const e of entries) chars += e.line.length;
-  // UTF-8 takes at least a byte per UTF-16 unit: ASCII lines fit exactly, others grow it
-  let lines = new Uint8Array(chars + 16);
+  // UTF-8 takes at least a byte per UTF-16 unit: ASCII lines fit exactly, others grow it. Written
+  // with Buffer#write at an offset: no view object per line (encodeInto needs one)
+  let lines = Buffer.allocUnsafeSlow(chars + 16);
   let at = 0;
   let metadata: Array<Record<string, string> | undefined> | undefined;
   for (let i = 0; i < count; i++) {
     const e = entries[i]!;
     ts[i] = e.ts;
-    // a line fits once the room left is three bytes per UTF-16 unit
+    // a line surely fits when the room left is three bytes per UTF-16 unit; else it is measured
     if (lines.length - at < e.line.length * 3) {
-      const r = textEncoder.encodeInto(e.line, lines.subarray(at));
-      if (r.read! < e.line.length) {
-        const bigger = new Uint8Array(Math.max(lines.length * 2, at + e.line.length * 3));
-        bigger.set(lines.subarray(0, at));
+      const need = Buffer.byteLength(e.line);
+      if (lines.length - at < need) {
+        const bigger = Buffer.allocUnsafeSlow(Math.max(lines.length * 2, at + need));
+        lines.copy(bigger, 0, 0, at);
         lines = bigger;
-        at += textEncoder.encodeInto(e.line, lines.subarray(at)).written!;
-      } else at += r.written!;
-    } else at += textEncoder.encodeInto(e.line, lines.subarray(at)).written!;
+      }
+    }
+    at += lines.write(e.line, at);
     offsets[i + 1] = at;
     if (e.metadata) (metadata ??= new Array<Record<string, string> | undefined>(count).fill(undefined))[i] = e.metadata;
   }
-  // held until written: no room to spare
-  if (lines.length - at > 4096) lines = lines.slice(0, at);
-  return { count, ts, offsets, lines, metadata };
+  // held until written: no room to spare. A plain Uint8Array over its own buffer (moved to a worker)
+  const out = lines.length - at > 4096 ? new Uint8Array(lines.subarray(0, at)) : new Uint8Array(lines.buffer, lines.byteOffset, at);
+  return { count, ts, offsets, lines: out, metadata };
 }
 
 /** the entries of a cut head's columns (a query reading a chunk not yet written) */
@@ -678,6 +681,11 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     chunkSource: (chunk) => sourceOf(chunk),
     admit,
     backlogBytes: () => backlog,
+    backlogChunks: () => {
+      let n = 0;
+      for (const s of byId.values()) n += s.pending.length;
+      return n;
+    },
     reportCorrupt,
     runs: (stream) => runsOf(stream),
     scan: (stream, from, to, backward, visit) => mergeLanes([{ runs: runsOf(stream) }], from, to, backward, (_, e) => visit(e)),
