@@ -95,11 +95,14 @@ describe("log store: query timeout, concurrency and series limits; the server an
   }, 60_000);
 
   it("a client that goes away mid-query stops it: the query ends as the real store's 499 'context canceled', not as a 200", async () => {
-    // the client gives up 50 ms in; on a machine fast enough to finish the scan sooner (the answer
-    // came first), the tenant gets more lines and the client tries again
-    let outcome = "";
-    for (let attempt = 0; attempt < 5 && outcome !== "aborted AbortError"; attempt++) {
+    // the client gives up 50 ms in. On a machine fast enough to finish the scan sooner (the answer
+    // came first), or so busy that the answer was sent before the server saw the client go, the
+    // tenant gets more lines and the client tries again
+    const logged = () => t.server.logs.filter((l) => l.msg === "request" && l.path === QR && l.tenant === "gone");
+    let status: unknown;
+    for (let attempt = 0; attempt < 5 && status !== 499; attempt++) {
       await pushBig("gone", 200_000);
+      const before = logged().length;
       const ac = new AbortController();
       const qs = new URLSearchParams({ query: FULL_SCAN, limit: "100", ...range() });
       const running = fetch(`${t.server.urls.logs}${QR}?${qs}`, { headers: { "X-Scope-OrgID": "gone" }, signal: ac.signal }).then(
@@ -108,17 +111,17 @@ describe("log store: query timeout, concurrency and series limits; the server an
       );
       await new Promise((r) => setTimeout(r, 50));
       ac.abort();
-      outcome = await running;
+      const outcome = await running;
       // finished in time, it must have been a full answer
       if (outcome !== "aborted AbortError") expect(outcome).toBe("answered 200");
+      // the query's request is logged when it ends: as canceled (499, the status no client reads), or 200 when it won the race
+      const deadline = Date.now() + 60_000;
+      while (logged().length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      status = logged()[before]?.status;
+      expect([200, 499]).toContain(status);
     }
-    expect(outcome).toBe("aborted AbortError");
-    // the query's request is logged when it ends: as canceled, the status no client reads
-    const canceled = () => t.server.logs.some((l) => l.msg === "request" && l.path === QR && l.status === 499);
-    const deadline = Date.now() + 60_000;
-    while (!canceled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(canceled()).toBe(true);
-  }, 120_000);
+    expect(status).toBe(499);
+  }, 300_000);
 
   it("a push from another tenant, /ready (log port) and /api/health (dashboard) are answered while a long query runs", async () => {
     await pushBig("long", 200_000);

@@ -61,7 +61,7 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
     errors.push(message);
     deps.counters.discarded(tenant, reason, lines, bytes);
   };
-  const accepted: Array<{ labels: Record<string, string>; text: string; entries: Entry[] }> = [];
+  const accepted: Array<{ labels: Record<string, string>; text: string; entries: Entry[]; packed: PushStream["packed"] }> = [];
   let lines = 0;
   let bytes = 0;
   for (const s of streams) {
@@ -90,7 +90,8 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
         bytes += size;
       }
     }
-    if (entries.length) accepted.push({ labels: s.labels, text, entries });
+    // every entry accepted: the decoder's packed batch is stored as it is (head.ts)
+    if (entries.length) accepted.push({ labels: s.labels, text, entries, packed: entries.length === s.entries.length ? s.packed : undefined });
   }
   if (!accepted.length) return { status: 400, message: groupErrors(errors.length ? errors : ["error at least one valid stream is required for ingestion"]) };
 
@@ -104,7 +105,7 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   }
 
   // a new stream counts against the tenant's active stream limit
-  const batch: Array<{ stream: Stream; entries: Entry[] }> = [];
+  const batch: Array<{ stream: Stream; entries: Entry[]; packed: PushStream["packed"] }> = [];
   let streamLimited = false;
   let limitedBytes = 0;
   for (const a of accepted) {
@@ -120,7 +121,7 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
       }
       stream = await deps.store.stream(tenant, a.labels);
     }
-    batch.push({ stream, entries: a.entries });
+    batch.push({ stream, entries: a.entries, packed: a.packed });
   }
   if (batch.length) {
     // every entry accepted: the body as it came is the write-ahead record (nothing re-serialised)

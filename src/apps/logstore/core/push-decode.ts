@@ -10,6 +10,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import { SnappyError, snappyUncompress } from "../../../lib/snappy.ts";
 import { isWellFormed, toWellFormed } from "../../../lib/storable-text.ts";
 import { parseLabelSet } from "./labels.ts";
+import type { HeadBatch } from "./head.ts";
 
 export interface PushEntry {
   /** nanoseconds since the epoch */
@@ -27,6 +28,8 @@ export interface PushStream {
   /** the labels as the client wrote them, for messages; empty when they came as an object (JSON): the canonical text then */
   text: string;
   entries: PushEntry[];
+  /** the same entries as a decoding worker packed them (push-tasks.ts): stored as they are when all are accepted */
+  packed?: HeadBatch | undefined;
 }
 
 const bad = (message: string) => new ApiError(400, message);

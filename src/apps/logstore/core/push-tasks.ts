@@ -11,6 +11,7 @@
 import { ApiError } from "../../../lib/errors.ts";
 import type { TaskFn, TaskRunner } from "../../../lib/tasks.ts";
 import { memoryPacer } from "../../../platform/memory.ts";
+import { batchOf, type HeadBatch } from "./head.ts";
 import { decodePush, decodePushSync, type PushEntry, type PushStream } from "./push-decode.ts";
 
 /** bodies from this size up are decoded on a worker (below it, the round trip costs more than the parse) */
@@ -19,15 +20,8 @@ export const OFF_THREAD_BYTES = 64 * 1024;
 interface PackedStream {
   labels: Record<string, string>;
   text: string;
-  /** the stream's lines back to back */
-  lines: string;
-  /** entry i's line is lines.slice(ends[i - 1] ?? 0, ends[i]) */
-  ends: Uint32Array;
-  /** each line's size in UTF-8 bytes */
-  sizes: Uint32Array;
-  ts: BigInt64Array;
-  /** structured metadata per entry, when any entry has some */
-  metadata?: Array<Record<string, string> | undefined> | undefined;
+  /** the stream's entries: lines joined, ends, UTF-8 sizes, timestamps (head.ts) */
+  batch: HeadBatch;
 }
 
 export interface DecodePushInput {
@@ -41,41 +35,24 @@ export interface DecodePushInput {
 type Decoded = { streams: PackedStream[] } | { error: { status: number; message: string } };
 
 function pack(streams: PushStream[]): PackedStream[] {
-  return streams.map((s) => {
-    const n = s.entries.length;
-    const ends = new Uint32Array(n);
-    const sizes = new Uint32Array(n);
-    const ts = new BigInt64Array(n);
-    const lines = new Array<string>(n);
-    let metadata: Array<Record<string, string> | undefined> | undefined;
-    let end = 0;
-    for (let i = 0; i < n; i++) {
-      const e = s.entries[i]!;
-      lines[i] = e.line;
-      end += e.line.length;
-      ends[i] = end;
-      sizes[i] = Buffer.byteLength(e.line);
-      ts[i] = e.ts;
-      if (e.metadata) (metadata ??= new Array<Record<string, string> | undefined>(n).fill(undefined))[i] = e.metadata;
-    }
-    return { labels: s.labels, text: s.text, lines: lines.join(""), ends, sizes, ts, metadata };
-  });
+  return streams.map((s) => ({ labels: s.labels, text: s.text, batch: batchOf(s.entries) }));
 }
 
 function unpack(packed: PackedStream[]): PushStream[] {
   return packed.map((p) => {
-    const n = p.ts.length;
+    const { text: lines, ends, sizes, ts, metadata } = p.batch;
+    const n = ts.length;
     const entries = new Array<PushEntry>(n);
     let start = 0;
     for (let i = 0; i < n; i++) {
-      const end = p.ends[i]!;
-      const entry: PushEntry = { ts: p.ts[i]!, line: p.lines.slice(start, end), size: p.sizes[i]! };
-      const m = p.metadata?.[i];
+      const end = ends[i]!;
+      const entry: PushEntry = { ts: ts[i]!, line: lines.slice(start, end), size: sizes[i]! };
+      const m = metadata?.[i];
       if (m) entry.metadata = m;
       entries[i] = entry;
       start = end;
     }
-    return { labels: p.labels, text: p.text, entries };
+    return { labels: p.labels, text: p.text, entries, packed: p.batch };
   });
 }
 
@@ -92,7 +69,7 @@ export const pushTasks: Record<string, TaskFn> = {
       if (err instanceof ApiError) return { result: { error: { status: err.status, message: err.message } } satisfies Decoded };
       throw err;
     }
-    return { result: { streams } satisfies Decoded, transfer: streams.flatMap((s) => [s.ends.buffer, s.sizes.buffer, s.ts.buffer] as ArrayBuffer[]) };
+    return { result: { streams } satisfies Decoded, transfer: streams.flatMap((s) => [s.batch.ends.buffer, s.batch.sizes.buffer, s.batch.ts.buffer] as ArrayBuffer[]) };
   },
 };
 

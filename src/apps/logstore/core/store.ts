@@ -14,6 +14,7 @@ import { inlineRunner, type TaskRunner } from "../../../lib/tasks.ts";
 import { CHUNK_DEFLATE_LEVEL, CHUNK_DEFLATE_LEVEL_FAST, type ChunkInput } from "./chunk-format.ts";
 import { openFileChunkStore, type ChunkLocation, type ChunkStore } from "./chunk-store.ts";
 import { decodeChunk, tsText, type Entry } from "./chunks.ts";
+import { batchOf, chunkInputOf, Head, snapshotEntries, type HeadBatch } from "./head.ts";
 import { decodeColumns, readSource, type ChunkSource } from "./columns.ts";
 import { logTasks } from "./scan-tasks.ts";
 import { streamKey } from "./labels.ts";
@@ -57,20 +58,8 @@ export interface Stream {
   tenant: string;
   labels: Record<string, string>;
   key: string;
-  /**
-   * entries not yet in a chunk, in time order (equal timestamps in arrival
-   * order) unless `headSorted` is false: then sorted before anything reads it.
-   * Readers hold it only within one event-loop turn (merge.ts copies what a
-   * waiting reader has left), so it is reordered in place.
-   */
-  head: Entry[];
-  headSorted: boolean;
-  /** the last entry added to the head (a duplicate of it is dropped) */
-  headLast: Entry | undefined;
-  headBytes: number;
-  /** oldest and newest timestamp in the head (meaningless while it is empty) */
-  headFrom: bigint;
-  headTo: bigint;
+  /** entries not yet in a chunk, as the batches they came in (head.ts) */
+  head: Head;
   headStarted: number;
   headSeq: number;
   /** the first write-ahead record in the head */
@@ -113,7 +102,7 @@ export interface LogStore {
    * push's body, when the batch is every entry of it (the record is then the
    * body as it came, wal.ts)
    */
-  append(tenant: string, batch: Array<{ stream: Stream; entries: Entry[] }>, raw?: RawPush): void;
+  append(tenant: string, batch: Array<{ stream: Stream; entries: Entry[]; packed?: HeadBatch | undefined }>, raw?: RawPush): void;
   /** where a stored chunk's bytes are, for a query task to read (columns.ts); undefined when it is gone */
   chunkSource(chunk: ChunkMeta): Promise<ChunkSource | undefined>;
   /** the stream's time-ordered runs (stored chunks, chunks being written, the head), in rank order for merge.ts */
@@ -162,41 +151,10 @@ const DECODED_CACHE_BYTES = 32 * 1024 * 1024;
 
 const cmp = (a: Entry, b: Entry) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
 
-const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
-/** a cut head as the "encodeChunk" task's input: typed arrays (moved to a worker, not copied) */
-export function chunkInput(entries: readonly Entry[]): ChunkInput {
-  const count = entries.length;
-  const ts = new BigInt64Array(count);
-  const offsets = new Uint32Array(count + 1);
-  let chars = 0;
-  for (const e of entries) chars += e.line.length;
-  // UTF-8 takes at least a byte per UTF-16 unit: ASCII lines fit exactly, others grow it. Written
-  // with Buffer#write at an offset: no view object per line (encodeInto needs one)
-  let lines = Buffer.allocUnsafeSlow(chars + 16);
-  let at = 0;
-  let metadata: Array<Record<string, string> | undefined> | undefined;
-  for (let i = 0; i < count; i++) {
-    const e = entries[i]!;
-    ts[i] = e.ts;
-    // a line surely fits when the room left is three bytes per UTF-16 unit; else it is measured
-    if (lines.length - at < e.line.length * 3) {
-      const need = Buffer.byteLength(e.line);
-      if (lines.length - at < need) {
-        const bigger = Buffer.allocUnsafeSlow(Math.max(lines.length * 2, at + need));
-        lines.copy(bigger, 0, 0, at);
-        lines = bigger;
-      }
-    }
-    at += lines.write(e.line, at);
-    offsets[i + 1] = at;
-    if (e.metadata) (metadata ??= new Array<Record<string, string> | undefined>(count).fill(undefined))[i] = e.metadata;
-  }
-  // held until written: no room to spare. A plain Uint8Array over its own buffer (moved to a worker)
-  const out = lines.length - at > 4096 ? new Uint8Array(lines.subarray(0, at)) : new Uint8Array(lines.buffer, lines.byteOffset, at);
-  return { count, ts, offsets, lines: out, metadata };
-}
+/** a cut head as the "encodeChunk" task's input (head.ts) */
+export const chunkInput = chunkInputOf;
 
 /** the entries of a cut head's columns (a query reading a chunk not yet written) */
 function entriesOfInput(c: ChunkInput): Entry[] {
@@ -250,7 +208,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     byId.set(s.id, s);
   };
   const newStream = (id: number, tenant: string, labels: Record<string, string>, key: string): Stream => ({
-    id, tenant, labels, key, head: [], headSorted: true, headLast: undefined, headBytes: 0, headFrom: 0n, headTo: 0n, headStarted: 0, headSeq: 0, headFirstSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
+    id, tenant, labels, key, head: new Head(), headStarted: 0, headSeq: 0, headFirstSeq: 0, headSegment: 0, pending: [], chunks: [], lastWrite: 0,
   });
 
   // what is stored: streams and chunk metadata, and how far each stream's chunks reach in the write-ahead log
@@ -271,17 +229,6 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     flushedSeq.set(s.id, Math.max(flushedSeq.get(s.id) ?? 0, Number(c.last_seq)));
     seq = Math.max(seq, Number(c.last_seq));
   }
-
-  const sizeOf = (e: Entry) => e.line.length + (e.metadata ? JSON.stringify(e.metadata).length : 0);
-
-  /** the head in time order */
-  const sortedHead = (s: Stream): Entry[] => {
-    if (!s.headSorted) {
-      s.head.sort(cmp);
-      s.headSorted = true;
-    }
-    return s.head;
-  };
 
   // cut chunks waiting to be written: their line bytes, and the pushes waiting for them to go down
   let backlog = 0;
@@ -312,67 +259,27 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
   };
 
   const cut = (s: Stream) => {
-    if (!s.head.length) return;
-    const entries = sortedHead(s);
-    // held as columns until written: about the line bytes, where the entries' objects took twice that and more
-    s.pending.push({ input: chunkInput(entries), firstSeq: s.headFirstSeq, count: entries.length, from: entries[0]!.ts, to: entries.at(-1)!.ts, bytes: s.headBytes, lastSeq: s.headSeq, segment: s.headSegment });
-    backlog += s.headBytes;
-    s.head = [];
-    s.headSorted = true;
-    s.headLast = undefined;
-    s.headBytes = 0;
-  };
-
-  /**
-   * Keeps the head in time order as entries arrive: in order they are
-   * appended; a little late they are inserted after the entries of their
-   * timestamp (a stable sort's place); far out of order the head is left to
-   * be sorted once when next read, so a shuffled push costs one sort, not a
-   * move per entry.
-   */
-  const INSERT_WITHIN = 1024;
-  const placeInHead = (s: Stream, e: Entry) => {
-    const head = s.head;
-    const n = head.length;
-    if (!s.headSorted || n === 0 || head[n - 1]!.ts <= e.ts) {
-      head.push(e);
-      return;
-    }
-    if (n > INSERT_WITHIN && head[n - INSERT_WITHIN]!.ts > e.ts) {
-      head.push(e);
-      s.headSorted = false;
-      return;
-    }
-    let lo = Math.max(0, n - INSERT_WITHIN);
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (head[mid]!.ts <= e.ts) lo = mid + 1;
-      else hi = mid;
-    }
-    head.splice(lo, 0, e);
+    const h = s.head;
+    if (!h.length) return;
+    // held as columns until written: about the line bytes (the head's batches write their text straight in)
+    s.pending.push({ input: h.toInput(), firstSeq: s.headFirstSeq, count: h.length, from: h.from, to: h.to, bytes: h.bytes, lastSeq: s.headSeq, segment: s.headSegment });
+    backlog += h.bytes;
+    // a new head: readers hold snapshots of the old one's batches
+    s.head = new Head();
   };
 
   let wal: Wal | undefined;
-  const addToHead = (s: Stream, entries: Entry[], recordSeq: number, segment: number) => {
+  /** `packed`: the entries as the push decoder packed them (push-tasks.ts), when every one was accepted */
+  const addToHead = (s: Stream, entries: Entry[], recordSeq: number, segment: number, packed?: HeadBatch) => {
     if (!s.head.length) {
       s.headStarted = now();
       s.headSegment = segment;
       s.headFirstSeq = recordSeq;
     }
-    for (const e of entries) {
-      // the same timestamp and line again is a silent duplicate, as in the real product
-      const last = s.headLast;
-      if (last && last.ts === e.ts && last.line === e.line) continue;
-      if (!s.head.length || e.ts < s.headFrom) s.headFrom = e.ts;
-      if (!s.head.length || e.ts > s.headTo) s.headTo = e.ts;
-      placeInHead(s, e);
-      s.headLast = e;
-      s.headBytes += sizeOf(e);
-    }
+    s.head.add(packed ?? batchOf(entries));
     s.headSeq = recordSeq;
     s.lastWrite = now();
-    if (s.headBytes >= target) cut(s);
+    if (s.head.bytes >= target) cut(s);
   };
 
   // replay: records past what each stream's chunks hold go back into the heads
@@ -630,8 +537,9 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     for (const p of stream.pending) runs.push({ from: p.from, to: p.to, load: () => pendingEntries(p), source: () => pendingSource(p) });
     const head = stream.head;
     if (head.length) {
-      // cut since it was listed (a reader waited for a chunk meanwhile): the array is a chunk's now, sorted and fixed
-      runs.push({ from: stream.headFrom, to: stream.headTo, live: true, load: () => (stream.head === head ? sortedHead(stream) : head) });
+      // a snapshot: batches never change once added, so appends and cuts after this do not move it
+      const snap = head.snapshot();
+      runs.push({ from: head.from, to: head.to, load: () => snapshotEntries(snap) });
     }
     // runs may overlap in time (out-of-order writes): their rank is their order by oldest entry
     return runs.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
@@ -676,7 +584,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
           wal.append(record);
         }
       }
-      for (const { stream, entries } of batch) addToHead(stream, entries, recordSeq, wal?.segment ?? 0);
+      for (const { stream, entries, packed } of batch) addToHead(stream, entries, recordSeq, wal?.segment ?? 0, packed);
     },
     chunkSource: (chunk) => sourceOf(chunk),
     admit,

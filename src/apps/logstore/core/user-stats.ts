@@ -73,9 +73,9 @@ function totals(streams: Stream[]): Pick<LogUserStats, "numStreams" | "bytesRece
       seen(p.to);
     }
     if (s.head.length) {
-      bytes += s.headBytes;
+      bytes += s.head.bytes;
       lines += s.head.length;
-      seen(s.headTo);
+      seen(s.head.to);
     }
     if (lines > before) numStreams++;
   }

@@ -13,6 +13,7 @@ import { parseLogQL, parseSelector, type LogQuery, type Matcher } from "../core/
 import type { LogStore, Stream } from "../core/store.ts";
 import { parseDirection, parseLimit, parseStep, parseTime, timeRange } from "./params.ts";
 import { tenantsOf, type TenantOptions } from "./tenant.ts";
+import { countIn } from "../core/head.ts";
 
 export interface QueryDeps {
   store: LogStore;
@@ -96,7 +97,7 @@ async function paramsOf(c: Context): Promise<{ one: (n: string) => string | unde
 function hasDataIn(s: Stream, from: bigint, to: bigint): boolean {
   if (s.chunks.some((c) => c.to >= from && c.from <= to)) return true;
   if (s.pending.some((p) => p.to >= from && p.from <= to)) return true;
-  return s.head.length > 0 && s.headTo >= from && s.headFrom <= to;
+  return s.head.length > 0 && s.head.to >= from && s.head.from <= to;
 }
 
 export function registerQueries(app: Hono, deps: QueryDeps): void {
@@ -263,11 +264,9 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
         out.bytes += ch.bytes;
       }
       // entries still in the head count too, so a push is visible at once
-      for (const e of s.stream.head) {
-        if (e.ts < start || e.ts > end) continue;
-        out.entries++;
-        out.bytes += Buffer.byteLength(e.line);
-      }
+      const inHead = countIn(s.stream.head.snapshot(), start, end);
+      out.entries += inHead.entries;
+      out.bytes += inHead.bytes;
     }
     return c.json(out);
   };
