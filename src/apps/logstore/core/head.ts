@@ -92,6 +92,41 @@ export function countIn(s: HeadSnapshot, from: bigint, to: bigint): { entries: n
   return { entries, bytes };
 }
 
+/**
+ * A snapshot as chunk columns (a cut, or a query's tasks reading the head): in order, each batch's
+ * text written into the line block at once (its sizes give the offsets); out of order, its
+ * entries sorted first.
+ */
+export function snapshotColumns(s: HeadSnapshot): ChunkInput {
+  if (!s.sorted) return chunkInputOf(snapshotEntries(s));
+  const count = s.count;
+  let total = 0;
+  for (const b of s.batches) for (let i = 0; i < b.sizes.length; i++) total += b.sizes[i]!;
+  const lines = Buffer.allocUnsafeSlow(total);
+  const ts = new BigInt64Array(count);
+  const offsets = new Uint32Array(count + 1);
+  let metadata: Array<Record<string, string> | undefined> | undefined;
+  let at = 0;
+  let k = 0;
+  for (const b of s.batches) {
+    const wrote = lines.write(b.text, at);
+    let end = at;
+    for (let i = 0; i < b.ts.length; i++) {
+      end += b.sizes[i]!;
+      offsets[k + i + 1] = end;
+      const m = b.metadata?.[i];
+      if (m) (metadata ??= new Array<Record<string, string> | undefined>(count).fill(undefined))[k + i] = m;
+    }
+    // a line's UTF-8 size is what its own encoding takes: joined text encodes the same unless
+    // lines split a surrogate pair between them (never, lines are well-formed); checked anyway
+    if (wrote !== end - at) return chunkInputOf(snapshotEntries(s));
+    ts.set(b.ts, k);
+    k += b.ts.length;
+    at = end;
+  }
+  return { count, ts, offsets, lines: new Uint8Array(lines.buffer, lines.byteOffset, total), metadata };
+}
+
 export class Head {
   batches: HeadBatch[] = [];
   /** entries held */
@@ -158,38 +193,9 @@ export class Head {
     return snapshotEntries(this.snapshot());
   }
 
-  /**
-   * The head as a cut chunk's columns: in order, each batch's text written into the line block
-   * at once (its sizes give the offsets); out of order, its entries sorted first.
-   */
+  /** the head as a cut chunk's columns (snapshotColumns) */
   toInput(): ChunkInput {
-    if (!this.sorted) return chunkInputOf(this.entries());
-    const count = this.length;
-    let total = 0;
-    for (const b of this.batches) for (let i = 0; i < b.sizes.length; i++) total += b.sizes[i]!;
-    const lines = Buffer.allocUnsafeSlow(total);
-    const ts = new BigInt64Array(count);
-    const offsets = new Uint32Array(count + 1);
-    let metadata: Array<Record<string, string> | undefined> | undefined;
-    let at = 0;
-    let k = 0;
-    for (const b of this.batches) {
-      const wrote = lines.write(b.text, at);
-      let end = at;
-      for (let i = 0; i < b.ts.length; i++) {
-        end += b.sizes[i]!;
-        offsets[k + i + 1] = end;
-        const m = b.metadata?.[i];
-        if (m) (metadata ??= new Array<Record<string, string> | undefined>(count).fill(undefined))[k + i] = m;
-      }
-      // a line's UTF-8 size is what its own encoding takes: joined text encodes the same unless
-      // lines split a surrogate pair between them (never, lines are well-formed); checked anyway
-      if (wrote !== end - at) return chunkInputOf(this.entries());
-      ts.set(b.ts, k);
-      k += b.ts.length;
-      at = end;
-    }
-    return { count, ts, offsets, lines: new Uint8Array(lines.buffer, lines.byteOffset, total), metadata };
+    return snapshotColumns(this.snapshot());
   }
 
   clear(): void {

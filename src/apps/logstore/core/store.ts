@@ -14,7 +14,7 @@ import { inlineRunner, type TaskRunner } from "../../../lib/tasks.ts";
 import { CHUNK_DEFLATE_LEVEL, CHUNK_DEFLATE_LEVEL_FAST, type ChunkInput } from "./chunk-format.ts";
 import { openFileChunkStore, type ChunkLocation, type ChunkStore } from "./chunk-store.ts";
 import { decodeChunk, tsText, type Entry } from "./chunks.ts";
-import { batchOf, chunkInputOf, Head, snapshotEntries, type HeadBatch } from "./head.ts";
+import { batchOf, chunkInputOf, Head, snapshotColumns, snapshotEntries, type HeadBatch } from "./head.ts";
 import { decodeColumns, readSource, type ChunkSource } from "./columns.ts";
 import { logTasks } from "./scan-tasks.ts";
 import { streamKey } from "./labels.ts";
@@ -539,7 +539,16 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     if (head.length) {
       // a snapshot: batches never change once added, so appends and cuts after this do not move it
       const snap = head.snapshot();
-      runs.push({ from: head.from, to: head.to, load: () => snapshotEntries(snap) });
+      runs.push({
+        from: head.from,
+        to: head.to,
+        load: () => snapshotEntries(snap),
+        // queries with stages scan it in a task, as a waiting chunk: its columns (the query's own) move to the worker
+        source: async () => {
+          const c = snapshotColumns(snap);
+          return { kind: "columns", columns: { count: c.count, ts: c.ts, offsets: c.offsets, lines: c.lines, metadata: c.metadata } };
+        },
+      });
     }
     // runs may overlap in time (out-of-order writes): their rank is their order by oldest entry
     return runs.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
