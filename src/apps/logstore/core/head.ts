@@ -2,12 +2,11 @@
 // came in (per push, per stream: the lines joined in one string, their ends,
 // UTF-8 sizes and timestamps as typed arrays), not as an object per line.
 // A head of 1 MiB held ~5,000 lines as ~15,000 heap cells (the entry, its
-// timestamp, its text); at 100 streams a full collection of the event loop's
-// heap marked ~1.5 million cells, 70–145 ms during which every push waited
-// (issue 18). Batches are a few cells each. Entries are made from them only
+// timestamp, its text): ~1.5 million cells at 100 streams, all kept alive
+// for minutes (issue 18). Batches are a few cells each, and a cut writes
+// their text with one call per batch. Entries are made from them only
 // when something reads the head (a query, which reads a snapshot: batches
-// never change once added), and a cut writes the batches' text straight into
-// the chunk's columns.
+// never change once added).
 import type { ChunkInput } from "./chunk-format.ts";
 import type { Entry } from "./chunks.ts";
 
@@ -196,15 +195,6 @@ export class Head {
   /** the head as a cut chunk's columns (snapshotColumns) */
   toInput(): ChunkInput {
     return snapshotColumns(this.snapshot());
-  }
-
-  clear(): void {
-    this.batches = [];
-    this.length = 0;
-    this.bytes = 0;
-    this.sorted = true;
-    this.lastTs = undefined;
-    this.lastLine = undefined;
   }
 }
 
