@@ -114,7 +114,7 @@ if (!isMainThread) {
  * open chunk of 119 samples each, as between two cuts.
  */
 async function headMemory(): Promise<void> {
-  const { TenantHead, seriesKey } = await import("../src/apps/metrics/core/head.ts");
+  const { TenantHead } = await import("../src/apps/metrics/core/head.ts");
   const gc = () => (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
   gc();
   const before = process.memoryUsage().heapUsed;
@@ -127,7 +127,7 @@ async function headMemory(): Promise<void> {
       { name: "job", value: "node" },
       { name: "series", value: String(s) },
     ];
-    const series = head.addSeries(Object.fromEntries(pairs.map((p) => [p.name, p.value])), seriesKey(pairs));
+    const series = head.addSeries(pairs);
     for (let i = 0; i < 119; i++) head.append(series, now + i * 15_000, s + i * 1.5, now);
     head.activate(series, now);
   }

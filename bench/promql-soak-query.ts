@@ -12,7 +12,6 @@ import { openDatabase } from "../src/db/open.ts";
 import { silentLogger } from "../src/lib/logger.ts";
 import * as promql from "../src/apps/metrics/core/promql/index.ts";
 import { newBudget, openMetricsStore } from "../src/apps/metrics/core/store.ts";
-import { seriesKey } from "../src/apps/metrics/core/head.ts";
 import { median, report } from "./lib.ts";
 
 const SERIES = Number(process.env.SERIES ?? 2000);
@@ -29,7 +28,7 @@ function fill(tenant: string, interval: number): void {
   for (let i = 0; i < SERIES; i++) {
     const labels = { __name__: "soak_requests_total", instance: `host-${i % 10}:9100`, job: "soak", sender: String(Math.floor(i / 10)) };
     const names = Object.keys(labels).sort() as Array<keyof typeof labels>;
-    const s = h.addSeries(labels, seriesKey(names.map((name) => ({ name, value: labels[name] }))));
+    const s = h.addSeriesOf(labels);
     let v = 0;
     for (let t = END - SPAN + (i % 1000); t <= END; t += interval) {
       v += 1 + (i % 7);

@@ -45,7 +45,7 @@ export interface BenchResult {
 }
 
 /** environment variables the benchmarks read: recorded when set, since they change the figures */
-export const SETTINGS = ["SECONDS_PER_RUN", "CONNECTIONS", "CLIENTS", "RUNS", "ROUNDS", "LINES", "VALUES", "CHUNKS", "ANNOTATIONS", "BINARY", "SOURCE", "ATTACK_DEADLINE_MS", "OUTPOST_CHROMIUM", "LOGS_SCALE_GB", "QUERY_TIMEOUT_S"];
+export const SETTINGS = ["SECONDS_PER_RUN", "CONNECTIONS", "CLIENTS", "RUNS", "ROUNDS", "LINES", "VALUES", "CHUNKS", "ANNOTATIONS", "BINARY", "SOURCE", "ATTACK_DEADLINE_MS", "OUTPOST_CHROMIUM", "LOGS_SCALE_GB", "QUERY_TIMEOUT_S", "METRICS_SCALE_SERIES", "RECEIVERS"];
 
 const TARGET = /^\s*(>=|<=|>|<|=)\s*(-?[\d.]+(?:e[+-]?\d+)?)\s*$/i;
 
@@ -301,17 +301,20 @@ export function describeRun(results: BenchResult[]): string {
 }
 
 /** the order npm run bench runs them in: first boot first, on a quiet disk; attacks last (it may leave the machine busy); others found in bench/ go before it */
-export const ORDER = ["first-boot", "auth", "resources", "annotations", "logs-ingest", "logs-scale", "metrics-ingest", "query-cost", "datasources", "admin-page", "regex", "snappy-decode", "xor-chunk", "promql-soak-query", "soak", "attacks"];
+export const ORDER = ["first-boot", "auth", "resources", "annotations", "logs-ingest", "logs-scale", "metrics-ingest", "metrics-scale", "query-cost", "datasources", "admin-page", "regex", "snappy-decode", "xor-chunk", "promql-soak-query", "soak", "attacks"];
 
 /** benchmarks that run in-process and need no dist/outpost */
 export const MICRO = new Set(["regex", "snappy-decode", "xor-chunk", "promql-soak-query"]);
 
 /**
  * the arguments npm run bench gives a benchmark: logs-scale at its --quick size (~150 MB) unless
- * LOGS_SCALE_GB names one (LOGS_SCALE_GB=3 npm run bench -- logs-scale for the issue's full size)
+ * LOGS_SCALE_GB names one (LOGS_SCALE_GB=3 npm run bench -- logs-scale for the issue's full size); metrics-scale
+ * at 100,000 series unless METRICS_SCALE_SERIES names a number (1000000 for issue 19's size)
  */
 export function benchArgs(name: string, env: Record<string, string | undefined>): string[] {
-  return name === "logs-scale" && !env.LOGS_SCALE_GB ? ["--quick"] : [];
+  if (name === "logs-scale" && !env.LOGS_SCALE_GB) return ["--quick"];
+  if (name === "metrics-scale" && !env.METRICS_SCALE_SERIES) return ["--quick"];
+  return [];
 }
 
 /** benchmark names from the bench/ folder's file names (lib.ts, run.ts, report.ts are not benchmarks), in ORDER */

@@ -17,6 +17,10 @@ export interface SegmentWal {
   append(...parts: Uint8Array[]): void;
   /** starts a new segment when the current one is large; returns the segment in use */
   maybeRotate(): number;
+  /** starts a new segment now unless the current one is still empty; returns the segment in use */
+  rotate(): number;
+  /** bytes appended since the log was opened */
+  readonly written: number;
   /** deletes segments below `segment` (never the one in use) */
   truncateBefore(segment: number): void;
   /** segments on disk, oldest first */
@@ -31,9 +35,23 @@ const name = (n: number) => `${String(n).padStart(8, "0")}.wal`;
 
 /** every intact record on disk, in order; a torn tail (a crash mid-write) ends the read */
 export function readSegments(dir: string): Uint8Array[] {
-  if (!existsSync(dir)) return [];
   const out: Uint8Array[] = [];
+  forEachRecord(dir, 0, (payload) => out.push(payload));
+  return out;
+}
+
+/**
+ * Visits every intact record of the segments numbered `from` or more, in
+ * order, one segment in memory at a time. A record that is cut short or
+ * fails its checksum ends its segment's read (a crash mid-write leaves a torn
+ * tail; anything else is damage): each such segment is returned with what
+ * was wrong, and the read goes on with the next segment.
+ */
+export function forEachRecord(dir: string, from: number, visit: (payload: Uint8Array, segment: number) => void): Array<{ segment: number; problem: string }> {
+  const problems: Array<{ segment: number; problem: string }> = [];
+  if (!existsSync(dir)) return problems;
   for (const file of listSegments(dir)) {
+    if (file < from) continue;
     const buf = readFileSync(join(dir, name(file)));
     let at = 0;
     while (at + 8 <= buf.length) {
@@ -42,11 +60,12 @@ export function readSegments(dir: string): Uint8Array[] {
       if (at + 8 + len > buf.length) break;
       const payload = buf.subarray(at + 8, at + 8 + len);
       if ((crc32(payload) | 0) !== crc) break;
-      out.push(payload);
+      visit(payload, file);
       at += 8 + len;
     }
+    if (at < buf.length) problems.push({ segment: file, problem: `${buf.length - at} bytes at offset ${at} are not an intact record` });
   }
-  return out;
+  return problems;
 }
 
 function listSegments(dir: string): number[] {
@@ -62,6 +81,7 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
   let segment = (existing.at(-1) ?? 0) + 1;
   let fd = openSync(join(dir, name(segment)), "a", 0o600);
   let size = 0;
+  let written = 0;
   return {
     get segment() {
       return segment;
@@ -80,9 +100,17 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
       header.writeInt32LE(crc | 0, 4);
       writeAllSync(fd, [header, ...parts]);
       size += 8 + length;
+      written += 8 + length;
+    },
+    get written() {
+      return written;
     },
     maybeRotate() {
       if (size < segmentBytes) return segment;
+      return this.rotate();
+    },
+    rotate() {
+      if (size === 0) return segment;
       closeSync(fd);
       segment++;
       fd = openSync(join(dir, name(segment)), "a", 0o600);

@@ -186,6 +186,8 @@ describe("choosing benchmarks", () => {
   it("logs-scale runs at its quick size unless LOGS_SCALE_GB names one; the others get no arguments", () => {
     expect(benchArgs("logs-scale", {})).toEqual(["--quick"]);
     expect(benchArgs("logs-scale", { LOGS_SCALE_GB: "3" })).toEqual([]);
+    expect(benchArgs("metrics-scale", {})).toEqual(["--quick"]);
+    expect(benchArgs("metrics-scale", { METRICS_SCALE_SERIES: "1000000" })).toEqual([]);
     expect(benchArgs("auth", {})).toEqual([]);
   });
 });

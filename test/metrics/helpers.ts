@@ -1,6 +1,10 @@
 // A client for the metrics store as Prometheus senders, Grafana and
 // operators use it: remote write, the Prometheus query API, rules, admin.
+import type { IngestDeps } from "../../src/apps/metrics/core/ingest.ts";
 import { encodeWriteRequest } from "../../src/apps/metrics/core/remote-write.ts";
+import type { MetricsStore } from "../../src/apps/metrics/core/store.ts";
+import type { MetricsLimits } from "../../src/apps/metrics/core/types.ts";
+import { createTokenBuckets } from "../../src/lib/token-bucket.ts";
 
 export interface SeriesIn {
   labels: Record<string, string>;
@@ -74,4 +78,16 @@ export function ownSamples(s: { t: ArrayLike<number>; v: ArrayLike<number>; lo?:
   const hi = s.hi ?? s.t.length;
   // views of the columns: a stale marker's bits are read as stored
   return { t: (s.t as Float64Array).subarray(lo, hi), v: (s.v as Float64Array).subarray(lo, hi) };
+}
+
+/** what ingest() needs, for tests calling it in process: the limits read through `limits()` at each push */
+export function ingestDeps(store: MetricsStore, limits: () => MetricsLimits): IngestDeps {
+  return {
+    store,
+    limits: { of: limits, sourceOf: () => "defaults" },
+    buckets: createTokenBuckets(Date.now),
+    counters: { received() {}, discarded() {}, ingested() {} },
+    now: Date.now,
+    idleTimeout: 20 * 60_000,
+  };
 }

@@ -2,15 +2,14 @@
 // labels is not decoded nor validated again, unless the tenant's limits have
 // changed since; what it stores is the same either way.
 import { describe, expect, it } from "vitest";
-import { ingest, type IngestDeps } from "../../src/apps/metrics/core/ingest.ts";
+import { ingest } from "../../src/apps/metrics/core/ingest.ts";
 import { decodeWriteRequest, uncompressBody } from "../../src/apps/metrics/core/remote-write.ts";
 import { newBudget, openMetricsStore } from "../../src/apps/metrics/core/store.ts";
 import type { MetricsLimits } from "../../src/apps/metrics/core/types.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import { createTokenBuckets } from "../../src/lib/token-bucket.ts";
-import { ownSamples, writeBody } from "./helpers.ts";
+import { ingestDeps, ownSamples, writeBody } from "./helpers.ts";
 
 describe("ingest: series known by their raw labels", () => {
   it("skips decoding known labels, re-validates when the limits change, and stores the same samples", async () => {
@@ -18,14 +17,7 @@ describe("ingest: series known by their raw labels", () => {
     try {
       const store = await openMetricsStore({ pg: db.pg, logger: silentLogger, now: Date.now, flushInterval: 3_600_000 });
       let limits: MetricsLimits = { ...loadConfig().metrics.limits };
-      const deps: IngestDeps = {
-        store,
-        limits: { of: () => limits, sourceOf: () => "defaults" },
-        buckets: createTokenBuckets(Date.now),
-        counters: { received() {}, discarded() {}, ingested() {} },
-        now: Date.now,
-        idleTimeout: 20 * 60_000,
-      };
+      const deps = ingestDeps(store, () => limits);
       const t = Date.now();
       const labels = { __name__: "fast", job: "a", zone: "z" };
       const push = (ts: number) => {

@@ -40,7 +40,7 @@ export interface ReplayRecord {
   streams: Array<{ labels: Record<string, string>; entries: Entry[] }>;
 }
 
-export interface Wal extends Omit<SegmentWal, "append"> {
+export interface Wal extends Omit<SegmentWal, "append" | "rotate" | "written"> {
   append(record: WalRecord): void;
   /** a push every entry of which was accepted: its body is the record */
   appendRaw(seq: number, tenant: string, push: RawPush): void;

@@ -110,7 +110,8 @@ export interface HeadSeries {
   readonly id: number;
   readonly labels: Labels;
   readonly metric: string;
-  readonly key: string;
+  /** the hash of its labels (labelsHash): its place in the head's index */
+  readonly hash: number;
   /** the open chunk, encoded as samples arrive (none until the first, and after an idle series' cut) */
   open: XorAppender | undefined;
   /** its oldest sample */
@@ -129,6 +130,8 @@ export interface HeadSeries {
   lastV: number;
   /** whether the newest sample is a stale marker */
   lastStale: boolean;
+  /** whether lastV and lastStale are known (not for a series read from the database, until its next sample) */
+  lastKnown: boolean;
   /** oldest sample known, in the head or the database (Infinity before the first) */
   firstT: number;
   /** newest sample already in the database (-Infinity when none) */
@@ -138,8 +141,6 @@ export interface HeadSeries {
   /** wall-clock time of the last append */
   lastSeen: number;
   active: boolean;
-  /** write-ahead segment holding the oldest sample not in the database (0: none) */
-  walSegment: number;
   /** the limits its labels were last validated against: the same object means still valid */
   validatedWith?: object;
   /** the open chunk's samples decoded, when a query asked for them (openMirror) */
@@ -152,16 +153,72 @@ export interface HeadSeries {
 
 export type AppendResult = "ok" | "duplicate" | "out_of_order" | "new_value";
 
-/** the index key of a label set whose names are sorted */
-export function seriesKey(sorted: ReadonlyArray<{ name: string; value: string }>): string {
-  let key = "";
-  for (const l of sorted) key += `${l.name}\u00ff${l.value}\u00ff`;
-  return key;
+export interface LabelPair {
+  name: string;
+  value: string;
 }
+
+/**
+ * a 53-bit hash of a label set given as pairs in name order (two 32-bit
+ * FNV-1a lanes over names and values): the head's index is keyed by it
+ * rather than by a string made of the labels, which would cost a string per
+ * series
+ */
+export function labelsHash(sorted: ReadonlyArray<LabelPair>): number {
+  laneA = 0x811c9dc5;
+  laneB = 0x01000193;
+  for (const l of sorted) {
+    mix(l.name, 0xff);
+    mix(l.value, 0xfe);
+  }
+  return (laneA >>> 0) * 0x200000 + (laneB >>> 11);
+}
+
+let laneA = 0;
+let laneB = 0;
+/** mixes a string and a separator after it into both lanes */
+function mix(s: string, separator: number): void {
+  let a = laneA;
+  let b = laneB;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  laneA = Math.imul(a ^ separator, 0x01000193);
+  laneB = Math.imul(b ^ separator, 0x5bd1e995);
+}
+
+/** a label set's pairs in name order */
+export function sortedPairs(labels: Labels): LabelPair[] {
+  return Object.keys(labels)
+    .sort()
+    .map((name) => ({ name, value: labels[name]! }));
+}
+
+/** whether a series has exactly these labels */
+function sameLabels(s: HeadSeries, sorted: ReadonlyArray<LabelPair>): boolean {
+  const labels = s.labels;
+  let n = 0;
+  for (const name in labels) {
+    n++;
+    if (n > sorted.length) return false;
+  }
+  if (n !== sorted.length) return false;
+  for (const l of sorted) if (labels[l.name] !== l.value) return false;
+  return true;
+}
+
+/** the values of one label name kept once for every series (those of names with few values) */
+const INTERN_VALUES = 4096;
 
 export class TenantHead {
   readonly tenant: string;
-  readonly byKey = new Map<string, HeadSeries>();
+  /** series by labelsHash: one, or the few whose labels share a hash */
+  private readonly byHash = new Map<number, HeadSeries | HeadSeries[]>();
+  /** label names, and the values of names with few of them, one string each (strings decoded from pushes are new each time) */
+  private readonly names = new Map<string, string>();
+  private readonly values = new Map<string, Map<string, string>>();
   readonly byId = new Map<number, HeadSeries>();
   /** the same by index (ids are small and dense): what select reads, cheaper than the map */
   private readonly slots: Array<HeadSeries | undefined> = [];
@@ -185,38 +242,85 @@ export class TenantHead {
     this.tenant = tenant;
   }
 
+  /** the id the next new series gets (ids are never given twice, even after retention removed a series) */
+  get nextSeriesId(): number {
+    return this.nextId;
+  }
+
+  set nextSeriesId(id: number) {
+    if (id > this.nextId) this.nextId = id;
+  }
+
   get seriesCount(): number {
     return this.byId.size;
   }
 
-  /** adds a series (from the database, a replay or a push); ids are given when known */
-  addSeries(labels: Labels, key: string, id?: number): HeadSeries {
+  /** the series with exactly these labels (pairs in name order), if the head has it */
+  find(sorted: ReadonlyArray<LabelPair>): HeadSeries | undefined {
+    const found = this.byHash.get(labelsHash(sorted));
+    if (found === undefined) return undefined;
+    if (!Array.isArray(found)) return sameLabels(found, sorted) ? found : undefined;
+    return found.find((s) => sameLabels(s, sorted));
+  }
+
+  /** adds a series given its labels as an object (sorted first) */
+  addSeriesOf(labels: Labels, id?: number): HeadSeries {
+    return this.addSeries(sortedPairs(labels), id);
+  }
+
+  /**
+   * adds a series (from the database, a checkpoint, a replay or a push) with
+   * the labels given as pairs in name order; ids are given when known
+   */
+  addSeries(sorted: ReadonlyArray<LabelPair>, id?: number): HeadSeries {
     const sid = id ?? this.nextId;
     if (sid >= this.nextId) this.nextId = sid + 1;
+    const labels: Labels = {};
+    for (const l of sorted) labels[this.intern(l.name)] = this.internValue(l.name, l.value);
     // never changed after: queries keep what they derive from it (labels-memo.ts)
     immutableLabels(labels);
+    const hash = labelsHash(sorted);
     const s: HeadSeries = {
-      id: sid, labels, metric: labels.__name__ ?? "", key,
+      id: sid, labels, metric: labels.__name__ ?? "", hash,
       open: undefined, openMinT: 0, openedAt: 0, closed: [], flushed: [],
-      lastT: -Infinity, lastV: 0, lastStale: false, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
-      lastSeen: 0, active: false, walSegment: 0, rank: -1,
+      lastT: -Infinity, lastV: 0, lastStale: false, lastKnown: true, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
+      lastSeen: 0, active: false, rank: -1,
       // every field from the start: one shape for all series keeps property reads fast
       validatedWith: undefined, mirror: undefined, flat: undefined,
     };
     this.ordered = undefined;
-    this.byKey.set(key, s);
+    const other = this.byHash.get(hash);
+    if (other === undefined) this.byHash.set(hash, s);
+    else if (Array.isArray(other)) other.push(s);
+    else this.byHash.set(hash, [other, s]);
     this.byId.set(sid, s);
     while (this.slots.length < sid) this.slots.push(undefined);
     this.slots[sid] = s;
     // ids only grow, so appending keeps every postings list sorted
     if (this.allIds.length && this.allIds[this.allIds.length - 1]! > sid) {
       insertSorted(this.allIds, sid);
-      for (const [name, value] of Object.entries(labels)) insertSorted(this.postingsOf(name, value), sid);
+      for (const l of sorted) insertSorted(this.postingsOf(l.name, l.value), sid);
     } else {
       this.allIds.push(sid);
-      for (const [name, value] of Object.entries(labels)) this.postingsOf(name, value).push(sid);
+      for (const l of sorted) this.postingsOf(l.name, l.value).push(sid);
     }
     return s;
+  }
+
+  private intern(name: string): string {
+    const got = this.names.get(name);
+    if (got !== undefined) return got;
+    this.names.set(name, name);
+    return name;
+  }
+
+  private internValue(name: string, value: string): string {
+    let values = this.values.get(name);
+    if (!values) this.values.set(name, (values = new Map()));
+    const got = values.get(value);
+    if (got !== undefined) return got;
+    if (values.size < INTERN_VALUES) values.set(value, value);
+    return value;
   }
 
   private postingsOf(name: string, value: string): number[] {
@@ -284,6 +388,7 @@ export class TenantHead {
     s.lastT = t;
     s.lastV = v;
     s.lastStale = stale;
+    s.lastKnown = true;
     if (t < s.firstT) s.firstT = t;
     if (t > this.maxT) this.maxT = t;
     if (s.open.count >= CHUNK_SAMPLES) cutChunk(s);
@@ -302,7 +407,7 @@ export class TenantHead {
         const values = this.postings.get(m.name);
         const lists: number[][] = [];
         if (values) for (const [value, list] of values) if (m.test(value)) lists.push(list);
-        ids = union(lists);
+        ids = union(lists, this.nextId);
       }
       if (ids) candidates = candidates ? intersect(candidates, ids) : ids;
       else rest.push(m);
@@ -368,7 +473,12 @@ export class TenantHead {
       }
       this.byId.delete(id);
       this.slots[id] = undefined;
-      this.byKey.delete(s.key);
+      const same = this.byHash.get(s.hash);
+      if (Array.isArray(same)) {
+        const rest = same.filter((x) => x !== s);
+        if (rest.length === 1) this.byHash.set(s.hash, rest[0]!);
+        else this.byHash.set(s.hash, rest);
+      } else if (same === s) this.byHash.delete(s.hash);
       releaseMirror(s.mirror);
       s.mirror = undefined;
       for (const c of s.closed) releaseMirror(c.mirror);
@@ -469,9 +579,20 @@ function intersect(a: number[], b: number[]): number[] {
   return out;
 }
 
-function union(lists: number[][]): number[] {
+/** the ids of sorted lists, each once, ascending; ids are below `universe` */
+function union(lists: number[][], universe: number): number[] {
   if (lists.length === 0) return [];
   if (lists.length === 1) return lists[0]!;
+  let total = 0;
+  for (const l of lists) total += l.length;
+  if (total > 4096) {
+    // many ids (a regex over a million series' names): a mark per id, in linear time
+    const mark = new Uint8Array(universe);
+    for (const l of lists) for (const id of l) mark[id] = 1;
+    const out: number[] = [];
+    for (let id = 0; id < universe; id++) if (mark[id]) out.push(id);
+    return out;
+  }
   const all = new Set<number>();
   for (const l of lists) for (const id of l) all.add(id);
   return [...all].sort((a, b) => a - b);

@@ -5,7 +5,7 @@
 // the answer; the first error, if any, is the answer (400 after a partial
 // ingest, 429 for the rate limit, which refuses the whole request).
 import type { TokenBuckets } from "../../../lib/token-bucket.ts";
-import { seriesKey, type AppendResult, type HeadSeries, type TenantHead } from "./head.ts";
+import { type AppendResult, type HeadSeries, type TenantHead } from "./head.ts";
 import { encodeWriteRequest, type LabelPair, type WriteRequest, type WriteSeries } from "./remote-write.ts";
 import type { MetricsStore } from "./store.ts";
 import type { MetricsLimitsSource } from "./types.ts";
@@ -109,14 +109,13 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
   }
 
   // ingester: series limits and appends
-  const segment = deps.store.walSegment();
+  deps.store.walSegment();
   const accepted: WriteSeries[] = [];
   let appended = 0;
   for (const { ts, labels, known } of valid) {
     let s = known;
     if (!s) {
-      const key = seriesKey(labels);
-      s = head.byKey.get(key);
+      s = head.find(labels);
       if (!s || !s.active) {
         const refused = seriesLimitProblem(head, s, labels, limits, now, deps.idleTimeout);
         if (refused) {
@@ -126,7 +125,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
       }
       // the head accepts nothing older than an hour before the tenant's newest sample
       if (!s && ts.samples.some((x) => x.timestampMs >= head.maxT - HOUR && x.timestampMs >= MIN_SAMPLE_T)) {
-        s = head.addSeries(Object.fromEntries(labels.map((l) => [l.name, l.value])), key);
+        s = head.addSeries(labels);
       }
       if (s && ts.rawKey) head.byRawKey.set(ts.rawKey, s);
     } else if (!s.active) {
@@ -151,7 +150,6 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     }
     if (s && kept.length) {
       head.activate(s, now);
-      if (s.walSegment === 0) s.walSegment = segment;
       appended += kept.length;
       accepted.push({ ...ts, labels, labelsSkipped: false, samples: kept });
     }

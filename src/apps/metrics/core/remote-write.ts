@@ -247,3 +247,153 @@ export function encodeWriteRequest(request: { timeseries: Array<{ labels: LabelP
 }
 
 const STALE_BITS = { low: 2, high: 0x7ff00000 };
+
+/** what replayWriteRequest calls back for each series of a request and each of its samples */
+export interface ReplaySink<S> {
+  /** the series whose labels' raw bytes are `rawKey` (as decodeWriteRequest makes it), if known */
+  known(rawKey: string): S | undefined;
+  /** a series not known by its raw key: its labels as sent */
+  make(rawKey: string, labels: LabelPair[]): S;
+  sample(series: S, timestampMs: number, value: number, stale: boolean): void;
+}
+
+let at = 0;
+
+function varint32(buf: Uint8Array, end: number): number {
+  let n = 0;
+  let shift = 0;
+  for (;;) {
+    if (at >= end) throw new Error("index out of range");
+    const b = buf[at++]!;
+    if (shift < 28) n |= (b & 0x7f) << shift;
+    else n += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) return n >>> 0;
+    shift += 7;
+    if (shift > 63) throw new Error("invalid varint encoding");
+  }
+}
+
+/**
+ * Walks an uncompressed WriteRequest written by this store (the write-ahead
+ * log's records) without building an object per series or sample: the same
+ * raw keys, labels and samples decodeWriteRequest gives, straight to `sink`.
+ * Metadata, exemplars and histograms are skipped.
+ */
+export function replayWriteRequest<S>(raw: Uint8Array, sink: ReplaySink<S>): void {
+  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const len = raw.length;
+  at = 0;
+  const skip = (wire: number, end: number) => {
+    if (wire === 0) varint32(raw, end);
+    else if (wire === 1) at += 8;
+    else if (wire === 2) {
+      // not `at += varint32(...)`: that adds to the position before the length was read
+      const n = varint32(raw, end);
+      at += n;
+    }
+    else if (wire === 5) at += 4;
+    else throw new Error(`invalid wire type ${wire}`);
+    if (at > end) throw new Error("index out of range");
+  };
+  const ranges: number[] = [];
+  while (at < len) {
+    const tag = varint32(raw, len);
+    if (tag !== 10) {
+      skip(tag & 7, len);
+      continue;
+    }
+    const end = varint32(raw, len) + at;
+    if (end > len) throw new Error("index out of range");
+    // first pass: the label fields (the raw key) and where the samples are
+    ranges.length = 0;
+    let keyStart = -1;
+    let keyEnd = -1;
+    let contiguous = true;
+    const seriesStart = at;
+    while (at < end) {
+      const tagAt = at;
+      const t = varint32(raw, end);
+      if ((t & 7) !== 2) {
+        skip(t & 7, end);
+        continue;
+      }
+      const n = varint32(raw, end);
+      const start = at;
+      at += n;
+      if (at > end) throw new Error("index out of range");
+      if (t >>> 3 === 1) {
+        if (keyStart < 0) keyStart = tagAt;
+        else if (keyEnd !== tagAt) contiguous = false;
+        keyEnd = at;
+        ranges.push(start, at);
+      }
+    }
+    let rawKey = "";
+    if (keyStart >= 0) {
+      if (contiguous) rawKey = bytes.toString("latin1", keyStart, keyEnd);
+      else for (let i = 0; i < ranges.length; i += 2) rawKey += `${bytes.toString("latin1", ranges[i]!, ranges[i + 1]!)}\u0000`;
+    }
+    let series = sink.known(rawKey);
+    if (series === undefined) {
+      const labels: LabelPair[] = [];
+      for (let i = 0; i < ranges.length; i += 2) {
+        at = ranges[i]!;
+        const stop = ranges[i + 1]!;
+        let name = "";
+        let value = "";
+        while (at < stop) {
+          const t = varint32(raw, stop);
+          if (t === 10 || t === 18) {
+            const n = varint32(raw, stop);
+            const s = bytes.toString("utf8", at, at + n);
+            at += n;
+            if (t === 10) name = s;
+            else value = s;
+          } else skip(t & 7, stop);
+        }
+        labels.push({ name, value });
+      }
+      series = sink.make(rawKey, labels);
+    }
+    // second pass: the samples
+    at = seriesStart;
+    while (at < end) {
+      const t = varint32(raw, end);
+      if (t !== 18) {
+        skip(t & 7, end);
+        continue;
+      }
+      const stop = varint32(raw, end) + at;
+      let value = 0;
+      let timestampMs = 0;
+      let stale = false;
+      while (at < stop) {
+        const f = varint32(raw, stop);
+        if (f === 9) {
+          if (at + 8 > stop) throw new Error("index out of range");
+          stale = raw[at] === 2 && raw[at + 1] === 0 && raw[at + 2] === 0 && raw[at + 3] === 0 && raw[at + 4] === 0 && raw[at + 5] === 0 && raw[at + 6] === 0xf0 && raw[at + 7] === 0x7f;
+          value = view.getFloat64(at, true);
+          at += 8;
+        } else if (f === 16) timestampMs = varintInt64(raw, stop);
+        else skip(f & 7, stop);
+      }
+      sink.sample(series, timestampMs, value, stale);
+    }
+    at = end;
+  }
+}
+
+/** an int64 varint as a number, as readInt64 reads it */
+function varintInt64(buf: Uint8Array, end: number): number {
+  let result = 0;
+  let mul = 1;
+  for (let i = 0; i < 10; i++) {
+    if (at >= end) throw new Error("index out of range");
+    const b = buf[at++]!;
+    result += (b & 0x7f) * mul;
+    if (b < 0x80) return i === 9 && (b & 1) === 1 ? result - 2 ** 64 : result;
+    mul *= 128;
+  }
+  throw new Error("invalid varint encoding");
+}

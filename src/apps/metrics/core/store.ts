@@ -1,15 +1,19 @@
 // The metrics store's storage engine: a head per tenant in memory (head.ts),
-// XOR chunks written to PGlite in batches, and a write-ahead log holding every
-// acknowledged push until its samples are in the database. On start, the
-// series index is loaded from the database and the log is replayed.
+// XOR chunks written to PGlite in batches, a write-ahead log holding every
+// acknowledged push, and checkpoints of the heads (checkpoint.ts) after which
+// the log's older segments go. On start, the newest checkpoint is read (or,
+// without one, the series index is loaded from the database) and the log's
+// segments from the checkpoint's on are replayed.
 import type { PGlite } from "@electric-sql/pglite";
-import { ApiError } from "../../../lib/errors.ts";
+import { copyFileSync, existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
-import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
-import { closedMirror, cutChunk, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, seriesKey, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
+import { forEachRecord, openSegmentWal, type SegmentWal } from "../../../lib/segment-wal.ts";
+import { CheckpointError, listCheckpoints, readCheckpoint, writeCheckpoint } from "./checkpoint.ts";
+import { closedMirror, cutChunk, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
-import { decodeWriteRequest, uncompressBody } from "./remote-write.ts";
+import { replayWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SelectHints, SeriesSamples } from "./types.ts";
 import { decodeXorChunkBits, xorChunkSamples } from "./xor-chunk.ts";
 
@@ -23,6 +27,10 @@ export interface MetricsStoreOptions {
   flushInterval?: number;
   /** an open chunk older than this is cut and written even if not full (ms) */
   chunkMaxAge?: number;
+  /** a checkpoint is written once the log has grown this much since the last one (bytes) */
+  checkpointWalBytes?: number;
+  /** ... or this long after the last one, when the log has grown at all (ms) */
+  checkpointInterval?: number;
 }
 
 export { newBudget, type QueryBudget } from "./query-budget.ts";
@@ -32,13 +40,15 @@ export interface MetricsStore {
   head(tenant: string): TenantHead;
   peek(tenant: string): TenantHead | undefined;
   tenants(): string[];
-  /** the segment the next write-ahead record goes to (rotating first when the segment is full) */
+  /** starts a new write-ahead segment when the current one is full */
   walSegment(): number;
   /** appends a record (a snappy WriteRequest of what was accepted) before the push is acknowledged */
   logWrite(tenant: string, body: Uint8Array): void;
   querier(tenant: string, budget: QueryBudget): SampleQuerier;
   /** writes closed (and, with `all`, open) chunks to the database */
   flush(all?: boolean): Promise<void>;
+  /** writes a checkpoint of the heads now (or waits for the one being written); the log's older segments go */
+  checkpoint(): Promise<void>;
   /** deletes chunks whose newest sample is older than `cutoff` (ms), and series left with nothing */
   deleteBefore(cutoff: number): Promise<number>;
   close(): Promise<void>;
@@ -48,45 +58,109 @@ const FLUSH_BATCH = 2000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** the log's growth after which a checkpoint is written: replaying it takes a few seconds */
+const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
+const CHECKPOINT_INTERVAL = 5 * 60_000;
+/** the longest a checkpoint written while serving holds the event loop at once (ms) */
+const CHECKPOINT_SLICE_MS = 15;
+
 export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsStore> {
-  const heads = new Map<string, TenantHead>();
+  let heads = new Map<string, TenantHead>();
   const head = (tenant: string) => {
     let h = heads.get(tenant);
     if (!h) heads.set(tenant, (h = new TenantHead(tenant)));
     return h;
   };
-  await loadIndex(o.pg, head);
+  const started = performance.now();
+  let from = 0;
+  let fromCheckpoint = false;
+  const newest = o.walDir ? listCheckpoints(o.walDir)[0] : undefined;
+  if (newest) {
+    try {
+      const loaded = readCheckpoint(newest.file, head);
+      from = loaded.segment;
+      fromCheckpoint = true;
+      o.logger.info("metrics store checkpoint read", { file: newest.file, series: loaded.series, ms: Math.round(performance.now() - started) });
+    } catch (err) {
+      // what is intact: the database and the log's segments left
+      heads = new Map();
+      o.logger.error("metrics store checkpoint cannot be read: recovering from the database and the write-ahead log; samples of the heads older than the log's oldest segment may be missing", {
+        file: newest.file, err: err instanceof CheckpointError ? err.message : String(err),
+      });
+    }
+  }
+  if (!fromCheckpoint) await loadIndex(o.pg, head);
 
   let wal: SegmentWal | undefined;
+  let replayed = 0;
   if (o.walDir) {
-    const replayed = replay(readSegments(o.walDir), head, o.now());
-    if (replayed) o.logger.info("metrics store write-ahead log replayed", { records: replayed });
+    const t0 = performance.now();
+    const r = replay(o.walDir, from, head, o.now());
+    replayed = r.records;
+    for (const p of r.problems) {
+      // the next checkpoint deletes the segment: a copy is kept for the operator
+      const file = join(o.walDir, `${String(p.segment).padStart(8, "0")}.wal`);
+      const copy = `${file}.damaged`;
+      if (existsSync(file) && !existsSync(copy)) copyFileSync(file, copy);
+      o.logger.error("metrics store write-ahead segment damaged: what it holds past the damage is not replayed; a copy is kept", { segment: p.segment, problem: p.problem, copy });
+    }
+    if (replayed) o.logger.info("metrics store write-ahead log replayed", { records: replayed, samples: r.samples, ms: Math.round(performance.now() - t0) });
+    // the segments replayed stay until the next checkpoint holds what they hold
+    wal = openSegmentWal(o.walDir);
   }
+  o.logger.info("metrics store ready", { series: [...heads.values()].reduce((n, h) => n + h.seriesCount, 0), ms: Math.round(performance.now() - started) });
+
   let flushing: Promise<void> | undefined;
   const flush = (all = false) => {
     const run = async () => {
       if (flushing) await flushing.catch(() => {});
       await flushHeads(o.pg, heads.values(), all, o.now(), o.chunkMaxAge ?? 30 * 60_000);
-      if (wal) {
-        let oldest = wal.segment;
-        for (const h of heads.values()) for (const s of h.byId.values()) if (s.walSegment && s.walSegment < oldest) oldest = s.walSegment;
-        wal.truncateBefore(oldest);
-      }
     };
     const p = run();
     flushing = p;
     return p;
   };
-  if (o.walDir) {
-    // what was replayed goes to the database now, so the old segments can go
-    await flush(true);
-    wal = openSegmentWal(o.walDir);
-    wal.truncateBefore(wal.segment);
-  }
+
+  let checkpointing: Promise<boolean> | undefined;
+  let lastCheckpoint = { written: 0, at: Date.now() };
+  const checkpointWalBytes = o.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES;
+  const checkpointInterval = o.checkpointInterval ?? CHECKPOINT_INTERVAL;
+  const checkpoint = (sliceMs = CHECKPOINT_SLICE_MS): Promise<boolean> => {
+    if (!wal || !o.walDir) return Promise.resolve(false);
+    if (checkpointing) return checkpointing;
+    const log = wal;
+    const dir = o.walDir;
+    const run = async () => {
+      // every record before this segment is in the heads now
+      const segment = log.rotate();
+      const written = log.written;
+      const t0 = performance.now();
+      const done = await writeCheckpoint(dir, segment, heads.values(), { sliceMs });
+      lastCheckpoint = { written, at: Date.now() };
+      for (const old of listCheckpoints(dir)) if (old.segment < segment) rmSync(old.file, { force: true });
+      log.truncateBefore(segment);
+      o.logger.debug("metrics store checkpoint written", { segment, series: done.series, bytes: done.bytes, ms: Math.round(performance.now() - t0) });
+    };
+    const p = run()
+      .then(() => true)
+      .catch((err: unknown) => {
+        o.logger.error("writing a metrics store checkpoint failed; the write-ahead log is kept", { err: String(err) });
+        return false;
+      })
+      .finally(() => (checkpointing = undefined));
+    checkpointing = p;
+    return p;
+  };
+  const checkpointDue = () =>
+    !!wal && !checkpointing && (wal.written - lastCheckpoint.written >= checkpointWalBytes || (wal.written > lastCheckpoint.written && Date.now() - lastCheckpoint.at >= checkpointInterval));
+  // what was replayed is written to a checkpoint now (in the background), so its segments can go;
+  // a data dir without a checkpoint (an older release's) gets one too
+  if (wal && (replayed > 0 || (!fromCheckpoint && heads.size > 0))) void checkpoint();
   /** series retention emptied of stored chunks while they were still in use, by tenant */
   let retentionPending = new Map<string, Set<number>>();
   const timer = setInterval(() => {
     flush().catch((err: unknown) => o.logger.error("writing metrics chunks failed; retrying", { err: String(err) }));
+    if (checkpointDue()) void checkpoint();
   }, o.flushInterval ?? 10_000);
   (timer as { unref?: () => void }).unref?.();
 
@@ -104,9 +178,13 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       payload.set(name, 2);
       payload.set(body, 2 + name.length);
       wal.append(payload);
+      if (wal.written - lastCheckpoint.written >= checkpointWalBytes && !checkpointing) setImmediate(() => checkpointDue() && void checkpoint());
     },
     querier: (tenant, budget) => createQuerier(o.pg, heads.get(tenant), tenant, budget),
     flush,
+    checkpoint: async () => {
+      await checkpoint();
+    },
     async deleteBefore(cutoff) {
       const pendingOf = (tenant: string) => {
         let ids = retentionPending.get(tenant);
@@ -128,7 +206,11 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
           // what retention deleted is not read from memory either
           dropFlushedBefore(s, cutoff);
           if (s.firstT < cutoff) s.firstT = cutoff;
-          if (s.persistedMaxT < cutoff) s.persistedMaxT = -Infinity;
+          if (s.persistedMaxT < cutoff) {
+            s.persistedMaxT = -Infinity;
+            // its newest sample went with the database's chunks unless memory still has it
+            if (s.lastT < cutoff && openSamples(s) === 0 && s.closed.length === 0) s.lastKnown = false;
+          }
         }
         const ids = touched.get(tenant);
         if (!ids) continue;
@@ -150,9 +232,16 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     },
     async close() {
       clearInterval(timer);
-      await flush(true);
-      // everything is in the database: no segment is needed any more
-      wal?.clear();
+      if (!wal) {
+        await flush(true);
+        return;
+      }
+      await checkpointing;
+      // closed chunks to the database; the open ones, and every series, to a final checkpoint:
+      // the next start replays nothing
+      await flush(false).catch((err: unknown) => o.logger.error("writing metrics chunks failed; the checkpoint keeps them", { err: String(err) }));
+      if (await checkpoint(0)) wal.clear();
+      else wal.close();
     },
   };
 }
@@ -160,9 +249,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
 async function loadIndex(pg: PGlite, head: (tenant: string) => TenantHead): Promise<void> {
   const series = await pg.query<{ tenant: string; id: number; labels: Labels }>("select tenant, id, labels from metrics_series order by tenant, id");
   for (const r of series.rows) {
-    const names = Object.keys(r.labels).sort();
-    const key = seriesKey(names.map((name) => ({ name, value: r.labels[name]! })));
-    head(r.tenant).addSeries(r.labels, key, r.id);
+    head(r.tenant).addSeriesOf(r.labels, r.id);
   }
   const spans = await pg.query<{ tenant: string; series_id: number; min_t: string; max_t: string }>(
     "select tenant, series_id, min(min_t)::text as min_t, max(max_t)::text as max_t from metrics_chunks group by tenant, series_id",
@@ -173,29 +260,56 @@ async function loadIndex(pg: PGlite, head: (tenant: string) => TenantHead): Prom
     if (!s) continue;
     s.firstT = Number(r.min_t);
     s.persistedMaxT = s.lastT = Number(r.max_t);
+    // its newest value is in a chunk in the database
+    s.lastKnown = false;
     if (s.lastT > h.maxT) h.maxT = s.lastT;
   }
 }
 
-/** re-applies logged pushes past what the database holds; every one was accepted when logged */
-function replay(records: Uint8Array[], head: (tenant: string) => TenantHead, now: number): number {
-  for (const payload of records) {
+/**
+ * Re-applies the logged pushes of segments `from` on: every one was accepted
+ * when logged. Samples the heads hold already (from a checkpoint, or the
+ * database) are skipped: a sample not after its series' newest is never
+ * appended twice. Series are found by their labels' raw bytes after the
+ * first time, as pushes find them.
+ */
+function replay(dir: string, from: number, head: (tenant: string) => TenantHead, now: number) {
+  let records = 0;
+  let samples = 0;
+  const damaged: Array<{ segment: number; records: number; first: string }> = [];
+  const problems = forEachRecord(dir, from, (payload, segment) => {
+    records++;
+    try {
+      replayRecord(payload);
+    } catch (err) {
+      const last = damaged.at(-1);
+      if (last?.segment === segment) last.records++;
+      else damaged.push({ segment, records: 1, first: (err as Error).message });
+    }
+  });
+  function replayRecord(payload: Uint8Array): void {
     const len = (payload[0]! << 8) | payload[1]!;
     const tenant = decoder.decode(payload.subarray(2, 2 + len));
-    // no limit: it was accepted under the limit of its day, and the decoder allocates at most 22x the record
-    const request = decodeWriteRequest(uncompressBody(payload.subarray(2 + len), Number.POSITIVE_INFINITY));
     const h = head(tenant);
-    for (const ts of request.timeseries) {
-      const labels = [...ts.labels].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const key = seriesKey(labels);
-      const s = h.byKey.get(key) ?? h.addSeries(Object.fromEntries(labels.map((l) => [l.name, l.value])), key);
-      for (const sample of ts.samples) {
-        if (sample.timestampMs <= s.persistedMaxT) continue;
-        if (h.append(s, sample.timestampMs, sample.value, now, sample.stale) === "ok") h.activate(s, now);
-      }
-    }
+    // no limit: it was accepted under the limit of its day, and the decoder allocates at most 22x the record
+    replayWriteRequest<HeadSeries>(uncompressBody(payload.subarray(2 + len), Number.POSITIVE_INFINITY), {
+      known: (rawKey) => h.byRawKey.get(rawKey),
+      make(rawKey, pairs) {
+        const labels = pairs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        const s = h.find(labels) ?? h.addSeries(labels);
+        if (rawKey) h.byRawKey.set(rawKey, s);
+        return s;
+      },
+      sample(s, t, v, stale) {
+        if (t > s.persistedMaxT && h.append(s, t, v, now, stale) === "ok") {
+          h.activate(s, now);
+          samples++;
+        }
+      },
+    });
   }
-  return records.length;
+  const unreadable = damaged.map((d) => ({ segment: d.segment, problem: `${d.records} record(s) cannot be read and were skipped (the first: ${d.first})` }));
+  return { records, samples, problems: [...problems, ...unreadable] };
 }
 
 interface PendingChunk {
@@ -250,7 +364,6 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
     const written = s.closed.splice(0, n);
     for (const chunk of written) if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
     s.flushed.push(...written);
-    if (s.closed.length === 0 && openSamples(s) === 0) s.walSegment = 0;
   }
 }
 
@@ -323,6 +436,39 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       }
       checkDeadline(budget);
       return out;
+    },
+    async forEachNewest(matchers, anyMint, anyMaxt, visit) {
+      if (!h) return true;
+      const mint = clampTime(Math.floor(anyMint));
+      const maxt = clampTime(Math.ceil(anyMaxt));
+      if (Number.isNaN(mint) || Number.isNaN(maxt) || maxt < mint) return true;
+      const slicer = createTimeSlicer(QUERY_SLICE_MS);
+      const series = h.select(matchers);
+      const { series: seriesBefore, samples: samplesBefore } = budget;
+      for (let i = 0; i < series.length; i++) {
+        const s = series[i]!;
+        if (s.firstT > maxt || s.lastT < mint) continue;
+        // a sample after maxt (the newest one at or before it is in a chunk), or a newest value not known
+        // (a series read from the database only): select reads the chunks
+        if (s.lastT > maxt || !s.lastKnown) {
+          budget.series = seriesBefore;
+          budget.samples = samplesBefore;
+          return false;
+        }
+        budget.series++;
+        if (budget.maxSeries > 0 && budget.series > budget.maxSeries) throw seriesLimitError(budget.maxSeries);
+        if (!s.lastStale) {
+          // counted as loaded, as select counts them, and let go once aggregated
+          holdSamples(budget, 1);
+          visit(s.labels, s.lastV);
+        }
+        if ((i & 1023) === 1023) {
+          checkDeadline(budget);
+          await slicer.pause();
+        }
+      }
+      budget.samples = samplesBefore;
+      return true;
     },
   };
 }

@@ -52,6 +52,16 @@ export interface SampleQuerier {
    * (series per query, chunk bytes) throw ApiError 422 with the real product's message.
    */
   select(matchers: Matcher[], mint: number, maxt: number, hints?: SelectHints): Promise<SeriesSamples[]>;
+  /**
+   * Optional: calls `visit` with the labels and value of each matching
+   * series' newest sample in [mint, maxt] that is not a stale marker (what
+   * an instant selector evaluated at maxt picks), from what the index keeps
+   * of each series' newest sample, decoding nothing; in no particular order.
+   * Resolves false, having perhaps visited some, when that is not enough (a
+   * series has samples after maxt): select is then needed. Counts series and
+   * samples into the query's budget as select does.
+   */
+  forEachNewest?(matchers: Matcher[], mint: number, maxt: number, visit: (labels: Labels, value: number) => void): Promise<boolean>;
 }
 
 /** one sample to store for a tenant, as the ruler writes recording rule results */

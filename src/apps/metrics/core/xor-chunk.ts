@@ -285,13 +285,16 @@ function finish(s: EncoderState): Uint8Array<ArrayBuffer> {
 const oneV = new Float64Array(1);
 const one = { t: new Float64Array(1), v: oneV, bits: new Uint32Array(oneV.buffer) };
 
+/** how many numbers XorAppender.exportState writes */
+export const XOR_STATE_FIELDS = 10;
+
 /** builds one XOR chunk a sample at a time; bytes() may be called at any point */
 export class XorAppender {
   private readonly s: EncoderState;
 
-  /** initialBytes: a capacity hint; the buffer grows as needed */
-  constructor(initialBytes = 128) {
-    this.s = newState(new Uint8Array(Math.max(32, initialBytes | 0)));
+  /** initialBytes: a capacity hint (the buffer grows as needed), or the buffer itself */
+  constructor(initialBytes: number | Uint8Array = 128) {
+    this.s = newState(typeof initialBytes === "number" ? new Uint8Array(Math.max(32, initialBytes | 0)) : initialBytes);
   }
 
   /** samples appended so far */
@@ -347,6 +350,48 @@ export class XorAppender {
     // the pending bits as the last byte, where the next write overwrites it (the buffer always has room past p)
     if (s.nacc > 0) s.buf[s.p] = s.acc << (8 - s.nacc);
     return decodeSamples(s.buf, s.p + (s.nacc > 0 ? 1 : 0), s.n, ts, vu, offset);
+  }
+
+  /**
+   * the appender's state, to be saved (a checkpoint): the numbers of
+   * XOR_STATE_FIELDS into `into`, and a view of the bytes encoded so far
+   * (valid until the next append); fromState makes the same appender again
+   */
+  exportState(into: Float64Array): Uint8Array {
+    const s = this.s;
+    into[0] = s.p;
+    into[1] = s.acc;
+    into[2] = s.nacc;
+    into[3] = s.n;
+    into[4] = s.lastT;
+    into[5] = s.tDelta;
+    into[6] = s.vHi;
+    into[7] = s.vLo;
+    into[8] = s.leading;
+    into[9] = s.trailing;
+    return s.buf.subarray(0, s.p);
+  }
+
+  /** an appender in the state exportState saved (the bytes are copied) */
+  static fromState(state: ArrayLike<number>, bytes: Uint8Array): XorAppender {
+    const p = state[0]!;
+    if (!(p >= 2 && p === bytes.length) || !(state[3]! >= 0 && state[3]! <= MAX_XOR_CHUNK_SAMPLES)) throw new RangeError("not an XOR appender's state");
+    // room past p, as the encoder keeps it: the pending bits are written there
+    const buf = new Uint8Array(Math.max(32, p + 16 + (p >> 2)));
+    buf.set(bytes);
+    const a = new XorAppender(buf);
+    const s = a.s;
+    s.p = p;
+    s.acc = state[1]!;
+    s.nacc = state[2]!;
+    s.n = state[3]!;
+    s.lastT = state[4]!;
+    s.tDelta = state[5]!;
+    s.vHi = state[6]! >>> 0;
+    s.vLo = state[7]! >>> 0;
+    s.leading = state[8]!;
+    s.trailing = state[9]!;
+    return a;
   }
 
   /** empties the appender for a new chunk, keeping its buffer */

@@ -31,7 +31,7 @@ function groupSeries(series: StepSeries[], grouping: string[], without: boolean)
 }
 
 /** the groups of label sets under one grouping, numbered in order of first appearance */
-class GroupIndex {
+export class GroupIndex {
   /** every group's output labels */
   readonly labels: Labels[] = [];
   private readonly index = new Map<string, number>();
@@ -111,6 +111,8 @@ function forEachStep(series: StepSeries[], ctx: EvalContext, visit: (step: numbe
 }
 
 export function evalAggregate(e: AggregateExpr, ctx: EvalContext): StepSeries[] {
+  const pushed = ctx.pushed?.get(e);
+  if (pushed) return pushed;
   if (e.op === "count_values") return countValues(e, ctx);
   const folded = e.param ? undefined : foldedOverRange(e, ctx);
   if (folded) return folded;
@@ -196,14 +198,14 @@ const FOLD_MAX_SLOTS = 1 << 18;
 const isMetadataLabel = (name: string) => name === "__name__" || name === "__type__" || name === "__unit__";
 
 /** the aggregations foldedOverRange computes (no parameter, one value per group) */
-const FOLDABLE = new Set(["sum", "avg", "count", "min", "max", "group", "stddev", "stdvar"]);
+export const FOLDABLE = new Set(["sum", "avg", "count", "min", "max", "group", "stddev", "stdvar"]);
 
 /**
  * Per group, the values of one step added up as Prometheus's aggregation
  * does (Kahan sums, avg's switch to an incremental mean, ...), in the order
  * given; take() gives a group's result and forgets it for the next step.
  */
-class Accumulator {
+export class Accumulator {
   seen: Uint8Array;
   private value: Float64Array;
   private mean: Float64Array;

@@ -2,9 +2,9 @@
 // query-wide times, the data fetched for every selector, the subqueries
 // evaluated beforehand and what the query may still spend.
 import type { QueryBudget } from "../query-budget.ts";
-import type { SubqueryExpr } from "./ast.ts";
+import type { AggregateExpr, SubqueryExpr } from "./ast.ts";
 import type { QueryTimes, SelectorData } from "./fetch.ts";
-import type { RawSeries } from "./series.ts";
+import type { RawSeries, StepSeries } from "./series.ts";
 
 export interface EvalContext {
   times: QueryTimes;
@@ -14,6 +14,8 @@ export interface EvalContext {
   budget: QueryBudget;
   /** per node, what it must remember across the slices of one evaluation (slices.ts) */
   memo: Map<object, Map<string, object>>;
+  /** aggregations answered from the index before evaluation (pushdown.ts) */
+  pushed?: Map<AggregateExpr, StepSeries[]>;
   /** first step's time, ms */
   start: number;
   /** ms between steps (1 for an instant evaluation) */

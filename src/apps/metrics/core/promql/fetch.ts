@@ -83,8 +83,8 @@ export function plan(expr: Expr, times: QueryTimes): Map<VectorSelector, Window>
 }
 
 /** selects every selector's series once; series come back sorted by labels, stale markers found */
-export async function fetchData(q: SampleQuerier, expr: Expr, times: QueryTimes): Promise<SelectorData> {
-  const windows = [...plan(expr, times)];
+export async function fetchData(q: SampleQuerier, expr: Expr, times: QueryTimes, skip?: ReadonlySet<VectorSelector>): Promise<SelectorData> {
+  const windows = [...plan(expr, times)].filter(([sel]) => !skip?.has(sel));
   const results = await Promise.all(windows.map(([sel, w]) => q.select(sel.matchers, w.start, w.end, w.lastOnly ? { lastOnly: true } : undefined)));
   const data: SelectorData = new Map();
   windows.forEach(([sel], i) => {

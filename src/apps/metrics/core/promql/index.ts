@@ -15,6 +15,7 @@ import { instantJson, rangeJson, sortedLabels } from "./render-json.ts";
 import { evaluateSliced } from "./slices.ts";
 import { evaluateSubqueries } from "./subquery.ts";
 import { fetchData, type QueryTimes } from "./fetch.ts";
+import { pushDownAggregates } from "./pushdown.ts";
 import { formatSampleValue } from "./format.ts";
 import { parsePromQL } from "./parse.ts";
 import { sortByLabels, type Value } from "./series.ts";
@@ -60,10 +61,11 @@ async function run(q: SampleQuerier, expr: Expr, start: number, end: number, int
   };
   // the store counts the samples it loads into the same budget
   const budget = opts.budget ?? newBudget(0, 0);
-  const data = await fetchData(q, expr, times);
-  const numSteps = end < start ? 0 : Math.floor((end - start) / interval) + 1;
-  const ctx: EvalContext = { times, data, subqueries: new Map(), memo: new Map(), budget, start, interval, numSteps };
   const slicer = createTimeSlicer(QUERY_SLICE_MS);
+  const pushed = await pushDownAggregates(q, expr, times, slicer, budget);
+  const data = await fetchData(q, expr, times, pushed.selectors);
+  const numSteps = end < start ? 0 : Math.floor((end - start) / interval) + 1;
+  const ctx: EvalContext = { times, data, subqueries: new Map(), memo: new Map(), budget, start, interval, numSteps, pushed: pushed.results };
   await evaluateSubqueries(expr, ctx, slicer);
   return evaluateSliced(expr, ctx, slicer);
 }

@@ -1,0 +1,408 @@
+// Checkpoints of the metrics store's heads (docs/metrics-store.md, "Head,
+// checkpoints and recovery"): every tenant's series (labels, newest sample,
+// what the database holds of it), their open chunks as the encoder's own
+// state and bytes, and their closed chunks not yet in the database. A start
+// reads the newest checkpoint and replays only the write-ahead segments from
+// the one it names; segments before it are deleted once it is on disk.
+//
+// A checkpoint is written while the store serves (in slices, so pushes are
+// never kept waiting): series appended to meanwhile may be saved with samples
+// of later segments too, which a replay skips (a sample not after its series'
+// newest is never appended twice). A tenant's series are saved in the order
+// they were made (a Map's order), up to the last one made before its save
+// ended, and the next id is saved after them: a replay gives the series made
+// later the ids they had, in the order the log has them (made and logged in
+// one turn), so ids in the database stay right.
+//
+// File: "OPMC", u32 version, u32 first segment to replay, then per tenant
+// (tag 1): string name, f64 newest sample, metadata, series (tag 1 each, 0
+// after the last), varint next id; tag 0 after the last tenant; u32 CRC-32 of
+// everything before it. Strings are interned: a reference is a varint: 1
+// followed by the string the first time (it gets the next number), its
+// number + 2 after; 0 followed by a string that is not interned (the values
+// of a label name that has had more than INTERN_VALUES of them: ids, hosts).
+// The strings read back are shared by every series that has them.
+import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { crc32 } from "../../../lib/crc32.ts";
+import { createTimeSlicer } from "../../../lib/time-slice.ts";
+import { writeAllSync } from "../../../lib/write-all.ts";
+import { type ClosedChunk, type HeadSeries, type TenantHead } from "./head.ts";
+import type { Labels } from "./types.ts";
+import { XOR_STATE_FIELDS, XorAppender } from "./xor-chunk.ts";
+
+const MAGIC = 0x434d504f; // "OPMC" little-endian
+const VERSION = 1;
+const FLUSH_BYTES = 4 << 20;
+const PREFIX = "checkpoint.";
+
+/** values of one label name interned at most (more are written out each time) */
+const INTERN_VALUES = 4096;
+
+const F_PERSISTED = 1;
+const F_ACTIVE = 2;
+const F_LAST_STALE = 4;
+const F_OPEN = 8;
+const F_LAST_UNKNOWN = 16;
+
+/** the checkpoint files of a directory, newest (highest segment) first */
+export function listCheckpoints(dir: string): Array<{ file: string; segment: number }> {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((f) => /^checkpoint\.\d{8}$/.test(f))
+    .map((file) => ({ file: join(dir, file), segment: Number(file.slice(PREFIX.length)) }))
+    .sort((a, b) => b.segment - a.segment);
+}
+
+/** a growable byte buffer written to a file descriptor in pieces, summed as it goes */
+class Out {
+  private buf = Buffer.allocUnsafeSlow(FLUSH_BYTES + (1 << 16));
+  private at = 0;
+  crc = 0;
+  private readonly strings = new Map<string, number>();
+
+  constructor(private readonly fd: number) {}
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    this.flush();
+    if (n > this.buf.length) this.buf = Buffer.allocUnsafeSlow(n);
+  }
+
+  flush(): void {
+    if (this.at === 0) return;
+    const part = this.buf.subarray(0, this.at);
+    this.crc = crc32(part, this.crc);
+    writeAllSync(this.fd, [part]);
+    this.at = 0;
+  }
+
+  get pending(): number {
+    return this.at;
+  }
+
+  u8(n: number): void {
+    this.room(1);
+    this.buf[this.at++] = n;
+  }
+
+  u32(n: number): void {
+    this.room(4);
+    this.buf.writeUInt32LE(n >>> 0, this.at);
+    this.at += 4;
+  }
+
+  f64(n: number): void {
+    this.room(8);
+    this.buf.writeDoubleLE(n, this.at);
+    this.at += 8;
+  }
+
+  varint(n: number): void {
+    this.room(10);
+    while (n >= 0x80) {
+      this.buf[this.at++] = (n & 0x7f) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    this.buf[this.at++] = n;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.varint(b.length);
+    this.room(b.length);
+    this.buf.set(b, this.at);
+    this.at += b.length;
+  }
+
+  string(s: string): void {
+    const n = Buffer.byteLength(s);
+    this.varint(n);
+    this.room(n);
+    this.at += this.buf.write(s, this.at, "utf8");
+  }
+
+  /** distinct values interned per label name */
+  private readonly valuesOf = new Map<string, number>();
+
+  /** an interned string: its number when written before */
+  ref(s: string): void {
+    const n = this.strings.get(s);
+    if (n !== undefined) return this.varint(n + 2);
+    this.strings.set(s, this.strings.size);
+    this.varint(1);
+    this.string(s);
+  }
+
+  /** a label's value: interned while its name has had few values */
+  value(name: string, s: string): void {
+    const seen = this.valuesOf.get(name) ?? 0;
+    if (seen >= INTERN_VALUES) {
+      this.varint(0);
+      return this.string(s);
+    }
+    if (!this.strings.has(s)) this.valuesOf.set(name, seen + 1);
+    this.ref(s);
+  }
+}
+
+const state = new Float64Array(XOR_STATE_FIELDS);
+
+function writeSeries(out: Out, s: HeadSeries): void {
+  out.u8(1);
+  out.varint(s.id);
+  const open = s.open && s.open.count > 0 ? s.open : undefined;
+  out.u8((s.persisted ? F_PERSISTED : 0) | (s.active ? F_ACTIVE : 0) | (s.lastStale ? F_LAST_STALE : 0) | (open ? F_OPEN : 0) | (s.lastKnown ? 0 : F_LAST_UNKNOWN));
+  const names = Object.keys(s.labels);
+  out.varint(names.length);
+  for (const n of names) {
+    out.ref(n);
+    out.value(n, s.labels[n]!);
+  }
+  out.f64(s.firstT);
+  out.f64(s.lastT);
+  out.f64(s.lastV);
+  out.f64(s.persistedMaxT);
+  out.f64(s.lastSeen);
+  if (open) {
+    out.f64(s.openMinT);
+    out.f64(s.openedAt);
+    const bytes = open.exportState(state);
+    for (let i = 0; i < XOR_STATE_FIELDS; i++) out.f64(state[i]!);
+    out.bytes(bytes);
+  }
+  out.varint(s.closed.length);
+  for (const c of s.closed) {
+    out.f64(c.minT);
+    out.f64(c.maxT);
+    out.varint(c.samples);
+    out.bytes(c.data);
+  }
+}
+
+export interface CheckpointWriteOptions {
+  /** yield to the event loop between slices of this many ms (0: write at once) */
+  sliceMs: number;
+}
+
+/**
+ * Writes a checkpoint of the heads as `checkpoint.<segment>` in dir (through
+ * a temporary file, synced, then renamed): replaying from `segment` on top of
+ * it gives the heads back. Returns its path and size.
+ */
+export async function writeCheckpoint(dir: string, segment: number, heads: Iterable<TenantHead>, o: CheckpointWriteOptions): Promise<{ path: string; bytes: number; series: number }> {
+  const path = join(dir, `${PREFIX}${String(segment).padStart(8, "0")}`);
+  const tmp = `${path}.tmp`;
+  const fd = openSync(tmp, "w", 0o600);
+  const slicer = o.sliceMs > 0 ? createTimeSlicer(o.sliceMs) : undefined;
+  let series = 0;
+  let bytes = 0;
+  try {
+    const out = new Out(fd);
+    out.u32(MAGIC);
+    out.u32(VERSION);
+    out.u32(segment);
+    for (const h of [...heads]) {
+      out.u8(1);
+      out.string(h.tenant);
+      out.f64(h.maxT);
+      out.varint(h.metadata.size);
+      for (const [family, m] of h.metadata) {
+        out.ref(family);
+        out.ref(m.type);
+        out.ref(m.help);
+        out.ref(m.unit);
+      }
+      let k = 0;
+      for (const s of h.byId.values()) {
+        writeSeries(out, s);
+        series++;
+        if (slicer && (++k & 255) === 0) {
+          if (out.pending >= FLUSH_BYTES) out.flush();
+          await slicer.pause();
+        }
+      }
+      out.u8(0);
+      // after the series: each series made up to now was saved (a Map's iterator sees those added while it runs)
+      out.varint(h.nextSeriesId);
+    }
+    out.u8(0);
+    out.flush();
+    const tail = Buffer.allocUnsafe(4);
+    tail.writeUInt32LE(out.crc >>> 0, 0);
+    writeAllSync(fd, [tail]);
+    fsyncSync(fd);
+    bytes = fstatSync(fd).size;
+  } catch (err) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  renameSync(tmp, path);
+  syncDir(dir);
+  return { path, bytes, series };
+}
+
+function syncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // not every platform syncs a directory
+  }
+}
+
+/** a checkpoint that cannot be read: the reason names what is wrong */
+export class CheckpointError extends Error {}
+
+class In {
+  at = 0;
+  readonly strings: string[] = [];
+  private readonly view: DataView;
+
+  constructor(readonly buf: Buffer) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  private need(n: number): void {
+    if (this.at + n > this.buf.length) throw new CheckpointError(`truncated at byte ${this.at}`);
+  }
+
+  u8(): number {
+    this.need(1);
+    return this.buf[this.at++]!;
+  }
+
+  u32(): number {
+    this.need(4);
+    const n = this.view.getUint32(this.at, true);
+    this.at += 4;
+    return n;
+  }
+
+  f64(): number {
+    this.need(8);
+    const n = this.view.getFloat64(this.at, true);
+    this.at += 8;
+    return n;
+  }
+
+  varint(): number {
+    let n = 0;
+    let mul = 1;
+    for (let i = 0; i < 8; i++) {
+      this.need(1);
+      const b = this.buf[this.at++]!;
+      n += (b & 0x7f) * mul;
+      if (b < 0x80) return n;
+      mul *= 128;
+    }
+    throw new CheckpointError(`bad number at byte ${this.at}`);
+  }
+
+  bytes(): Buffer {
+    const n = this.varint();
+    this.need(n);
+    const b = this.buf.subarray(this.at, this.at + n);
+    this.at += n;
+    return b;
+  }
+
+  string(): string {
+    const n = this.varint();
+    this.need(n);
+    const s = this.buf.toString("utf8", this.at, this.at + n);
+    this.at += n;
+    return s;
+  }
+
+  ref(): string {
+    const n = this.varint();
+    if (n === 0) return this.string();
+    if (n === 1) {
+      const s = this.string();
+      this.strings.push(s);
+      return s;
+    }
+    const s = this.strings[n - 2];
+    if (s === undefined) throw new CheckpointError(`bad string reference at byte ${this.at}`);
+    return s;
+  }
+}
+
+export interface LoadedCheckpoint {
+  /** the first write-ahead segment to replay on top of it */
+  segment: number;
+  series: number;
+}
+
+/**
+ * Reads a checkpoint into heads made by `head` (which must be empty). A file
+ * that is damaged (its checksum, or its structure) throws CheckpointError
+ * before any head is touched.
+ */
+export function readCheckpoint(path: string, head: (tenant: string) => TenantHead): LoadedCheckpoint {
+  const buf = readFileSync(path);
+  if (buf.length < 16) throw new CheckpointError("too short");
+  const body = buf.subarray(0, buf.length - 4);
+  if ((crc32(body) >>> 0) !== buf.readUInt32LE(buf.length - 4)) throw new CheckpointError("checksum mismatch");
+  const r = new In(body);
+  if (r.u32() !== MAGIC) throw new CheckpointError("not a metrics checkpoint");
+  const version = r.u32();
+  if (version !== VERSION) throw new CheckpointError(`version ${version} is not known (this release reads ${VERSION})`);
+  const segment = r.u32();
+  let series = 0;
+  const st = new Float64Array(XOR_STATE_FIELDS);
+  while (r.u8() === 1) {
+    const h = head(r.string());
+    h.maxT = r.f64();
+    for (let m = r.varint(); m > 0; m--) h.metadata.set(r.ref(), { type: r.ref(), help: r.ref(), unit: r.ref() });
+    const pairs: Array<{ name: string; value: string }> = [];
+    while (r.u8() === 1) {
+      const id = r.varint();
+      const flags = r.u8();
+      pairs.length = 0;
+      for (let n = r.varint(); n > 0; n--) pairs.push({ name: r.ref(), value: r.ref() });
+      // the label sets were written in name order (they are made so); sorted again in case
+      pairs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const s = h.addSeries(pairs, id);
+      s.persisted = (flags & F_PERSISTED) !== 0;
+      s.firstT = r.f64();
+      s.lastT = r.f64();
+      s.lastV = r.f64();
+      s.lastStale = (flags & F_LAST_STALE) !== 0;
+      s.lastKnown = (flags & F_LAST_UNKNOWN) === 0;
+      s.persistedMaxT = r.f64();
+      const lastSeen = r.f64();
+      if (flags & F_OPEN) {
+        s.openMinT = r.f64();
+        s.openedAt = r.f64();
+        for (let i = 0; i < XOR_STATE_FIELDS; i++) st[i] = r.f64();
+        try {
+          s.open = XorAppender.fromState(st, r.bytes());
+        } catch (err) {
+          throw new CheckpointError(`series ${id}: ${(err as Error).message}`);
+        }
+      }
+      for (let c = r.varint(); c > 0; c--) {
+        const chunk: ClosedChunk = { minT: r.f64(), maxT: r.f64(), samples: r.varint(), data: new Uint8Array(r.bytes()) };
+        s.closed.push(chunk);
+      }
+      if (flags & F_ACTIVE) h.activate(s, lastSeen);
+      else s.lastSeen = lastSeen;
+      series++;
+    }
+    h.nextSeriesId = r.varint();
+  }
+  if (r.at !== body.length) throw new CheckpointError(`${body.length - r.at} bytes after the end`);
+  return { segment, series };
+}
