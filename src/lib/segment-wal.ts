@@ -82,6 +82,8 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
   let fd = openSync(join(dir, name(segment)), "a", 0o600);
   let size = 0;
   let written = 0;
+  /** closing twice would close a descriptor number the process may have given to another file since */
+  let closed = false;
   return {
     get segment() {
       return segment;
@@ -111,9 +113,11 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
     },
     rotate() {
       if (size === 0) return segment;
+      // the new segment first: if it cannot be made, the log goes on in the old one (its descriptor still valid)
+      const next = openSync(join(dir, name(segment + 1)), "a", 0o600);
       closeSync(fd);
+      fd = next;
       segment++;
-      fd = openSync(join(dir, name(segment)), "a", 0o600);
       size = 0;
       return segment;
     },
@@ -122,14 +126,17 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
     },
     segments: () => listSegments(dir),
     close() {
+      if (closed) return;
+      closed = true;
       closeSync(fd);
       // an empty segment carries nothing
       const path = join(dir, name(segment));
       if (existsSync(path) && statSync(path).size === 0) rmSync(path, { force: true });
     },
     clear() {
-      closeSync(fd);
-      for (const s of listSegments(dir)) rmSync(join(dir, name(s)), { force: true });
+      if (!closed) closeSync(fd);
+      closed = true;
+      if (existsSync(dir)) for (const s of listSegments(dir)) rmSync(join(dir, name(s)), { force: true });
     },
   };
 }

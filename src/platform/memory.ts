@@ -35,6 +35,14 @@ if (runtime === "bun") {
 /** this thread's heap right after its last full collection */
 let liveAfterFull = 0;
 
+/** a full collection now, waited for (at start, before serving: a pause costs nothing then) */
+export function collectGarbage(): void {
+  if (runtime !== "bun") return;
+  fullCollection();
+  lastFull = performance.now();
+  liveAfterFull = process.memoryUsage().heapUsed;
+}
+
 export function releaseMemory(): void {
   if (runtime !== "bun") return;
   const now = performance.now();

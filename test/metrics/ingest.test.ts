@@ -23,7 +23,7 @@ describe("ingest: series known by their raw labels", () => {
       const push = (ts: number) => {
         const raw = writeBody([{ labels, samples: [[ts, ts - t]] }]);
         const head = store.peek("t");
-        const request = decodeWriteRequest(uncompressBody(raw, 100 * 1024 * 1024), head ? (k) => head.byRawKey.has(k) : undefined);
+        const request = decodeWriteRequest(uncompressBody(raw, 100 * 1024 * 1024), head ? (k, check) => head.findRaw(k, check) !== undefined : undefined);
         return { request, result: ingest(deps, "t", request, raw) };
       };
       const first = push(t);

@@ -166,12 +166,13 @@ describe("replayWriteRequest", () => {
         samples: Array.from({ length: Math.floor(rand() * 4) }, (_, k) => [Math.floor((rand() - 0.3) * 2 ** 45) + k, rand() < 0.2 ? NaN : rand() * 1e9 - 5e8] as [number, number]),
       }));
       const raw = uncompressBody(writeBody(series), 1 << 26);
-      const want = decodeWriteRequest(raw).timeseries.map((ts) => ({ rawKey: ts.rawKey, labels: ts.labels, samples: ts.samples.map((x) => [x.timestampMs, x.value, !!x.stale]) }));
-      const got: Array<{ rawKey: string; labels: LabelPair[]; samples: unknown[][] }> = [];
-      replayWriteRequest<{ rawKey: string; labels: LabelPair[]; samples: unknown[][] }>(raw, {
+      const want = decodeWriteRequest(raw).timeseries.map((ts) => ({ rawKey: ts.rawKey, check: ts.rawCheck, labels: ts.labels, samples: ts.samples.map((x) => [x.timestampMs, x.value, !!x.stale]) }));
+      type Walked = { rawKey: number; check: number; labels: LabelPair[]; samples: unknown[][] };
+      const got: Walked[] = [];
+      replayWriteRequest<Walked>(raw, {
         known: () => undefined,
-        make: (rawKey, labels) => {
-          const s = { rawKey, labels, samples: [] };
+        make: (rawKey, check, labels) => {
+          const s = { rawKey, check, labels, samples: [] };
           got.push(s);
           return s;
         },

@@ -124,7 +124,8 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
       const request = {
         timeseries: samples.map((s) => ({
           labels: Object.entries(s.labels).map(([name, value]) => ({ name, value })),
-          rawKey: "",
+          rawKey: 0,
+          rawCheck: 0,
           labelsSkipped: false,
           samples: [{ value: s.v, timestampMs: s.t, stale: s.stale }],
           exemplars: 0,

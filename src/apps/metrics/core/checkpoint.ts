@@ -27,7 +27,7 @@ import { join } from "node:path";
 import { crc32 } from "../../../lib/crc32.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { writeAllSync } from "../../../lib/write-all.ts";
-import { type ClosedChunk, type HeadSeries, type TenantHead } from "./head.ts";
+import { addChunk, type ClosedChunk, type HeadSeries, type TenantHead } from "./head.ts";
 import type { Labels } from "./types.ts";
 import { XOR_STATE_FIELDS, XorAppender } from "./xor-chunk.ts";
 
@@ -395,7 +395,7 @@ export function readCheckpoint(path: string, head: (tenant: string) => TenantHea
       }
       for (let c = r.varint(); c > 0; c--) {
         const chunk: ClosedChunk = { minT: r.f64(), maxT: r.f64(), samples: r.varint(), data: new Uint8Array(r.bytes()) };
-        s.closed.push(chunk);
+        addChunk(s, "closed", chunk);
       }
       if (flags & F_ACTIVE) h.activate(s, lastSeen);
       else s.lastSeen = lastSeen;

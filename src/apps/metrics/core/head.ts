@@ -3,6 +3,7 @@
 // tenant and per metric, and each series' recent samples: an open XOR chunk
 // appended to as samples arrive, closed every CHUNK_SAMPLES samples, kept
 // until written to the database.
+import { labelsHash, type LabelPair } from "./label-hash.ts";
 import { immutableLabels } from "./labels-memo.ts";
 import { matcherPredicate } from "./matchers.ts";
 import type { Labels, Matcher } from "./types.ts";
@@ -141,6 +142,8 @@ export interface HeadSeries {
   /** wall-clock time of the last append */
   lastSeen: number;
   active: boolean;
+  /** the check of the raw bytes a push last named it by (TenantHead.findRaw) */
+  rawCheck: number;
   /** the limits its labels were last validated against: the same object means still valid */
   validatedWith?: object;
   /** the open chunk's samples decoded, when a query asked for them (openMirror) */
@@ -151,43 +154,23 @@ export interface HeadSeries {
   flat?: string[];
 }
 
-export type AppendResult = "ok" | "duplicate" | "out_of_order" | "new_value";
-
-export interface LabelPair {
-  name: string;
-  value: string;
-}
-
 /**
- * a 53-bit hash of a label set given as pairs in name order (two 32-bit
- * FNV-1a lanes over names and values): the head's index is keyed by it
- * rather than by a string made of the labels, which would cost a string per
- * series
+ * the chunk list of a series that has none: one shared, frozen array (an
+ * empty array per list and series would cost a million of them); lists are
+ * made when a first chunk comes (addChunk)
  */
-export function labelsHash(sorted: ReadonlyArray<LabelPair>): number {
-  laneA = 0x811c9dc5;
-  laneB = 0x01000193;
-  for (const l of sorted) {
-    mix(l.name, 0xff);
-    mix(l.value, 0xfe);
-  }
-  return (laneA >>> 0) * 0x200000 + (laneB >>> 11);
+export const NO_CHUNKS: ClosedChunk[] = Object.freeze([]) as unknown as ClosedChunk[];
+
+/** appends a chunk to one of a series' lists, making the list if it is the shared empty one */
+export function addChunk(s: HeadSeries, list: "closed" | "flushed", ...chunks: ClosedChunk[]): void {
+  if (chunks.length === 0) return;
+  if (s[list] === NO_CHUNKS) s[list] = chunks;
+  else s[list].push(...chunks);
 }
 
-let laneA = 0;
-let laneB = 0;
-/** mixes a string and a separator after it into both lanes */
-function mix(s: string, separator: number): void {
-  let a = laneA;
-  let b = laneB;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-  }
-  laneA = Math.imul(a ^ separator, 0x01000193);
-  laneB = Math.imul(b ^ separator, 0x5bd1e995);
-}
+export type { LabelPair };
+
+export type AppendResult = "ok" | "duplicate" | "out_of_order" | "new_value";
 
 /** a label set's pairs in name order */
 export function sortedPairs(labels: Labels): LabelPair[] {
@@ -222,8 +205,8 @@ export class TenantHead {
   readonly byId = new Map<number, HeadSeries>();
   /** the same by index (ids are small and dense): what select reads, cheaper than the map */
   private readonly slots: Array<HeadSeries | undefined> = [];
-  /** series by the raw bytes of their labels in a push (remote-write.ts rawKey) */
-  readonly byRawKey = new Map<string, HeadSeries>();
+  /** series by the hash of the raw bytes of their labels in a push (label-hash.ts rawLabelsHash) */
+  private readonly byRaw = new Map<number, HeadSeries>();
   /** label name -> value -> ids ascending */
   private postings = new Map<string, Map<string, number[]>>();
   private allIds: number[] = [];
@@ -263,6 +246,20 @@ export class TenantHead {
     return found.find((s) => sameLabels(s, sorted));
   }
 
+  /** the series a push names by its labels' raw bytes (their hash and check), if known */
+  findRaw(rawKey: number, check: number): HeadSeries | undefined {
+    if (rawKey === 0) return undefined;
+    const s = this.byRaw.get(rawKey);
+    return s !== undefined && s.rawCheck === check ? s : undefined;
+  }
+
+  /** remembers the raw bytes a push named a series by (one encoding per series is kept) */
+  setRaw(rawKey: number, check: number, s: HeadSeries): void {
+    if (rawKey === 0) return;
+    this.byRaw.set(rawKey, s);
+    s.rawCheck = check;
+  }
+
   /** adds a series given its labels as an object (sorted first) */
   addSeriesOf(labels: Labels, id?: number): HeadSeries {
     return this.addSeries(sortedPairs(labels), id);
@@ -282,9 +279,9 @@ export class TenantHead {
     const hash = labelsHash(sorted);
     const s: HeadSeries = {
       id: sid, labels, metric: labels.__name__ ?? "", hash,
-      open: undefined, openMinT: 0, openedAt: 0, closed: [], flushed: [],
+      open: undefined, openMinT: 0, openedAt: 0, closed: NO_CHUNKS, flushed: NO_CHUNKS,
       lastT: -Infinity, lastV: 0, lastStale: false, lastKnown: true, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
-      lastSeen: 0, active: false, rank: -1,
+      lastSeen: 0, active: false, rank: -1, rawCheck: 0,
       // every field from the start: one shape for all series keeps property reads fast
       validatedWith: undefined, mirror: undefined, flat: undefined,
     };
@@ -483,11 +480,11 @@ export class TenantHead {
       s.mirror = undefined;
       for (const c of s.closed) releaseMirror(c.mirror);
       for (const c of s.flushed) releaseMirror(c.mirror);
-      s.flushed = [];
+      s.flushed = NO_CHUNKS;
     }
     this.ordered = undefined;
     this.allIds = this.allIds.filter((id) => !ids.has(id));
-    for (const [raw, s] of this.byRawKey) if (ids.has(s.id)) this.byRawKey.delete(raw);
+    for (const [raw, s] of this.byRaw) if (ids.has(s.id)) this.byRaw.delete(raw);
     for (const [name, values] of this.postings) {
       for (const [value, list] of values) {
         const kept = list.filter((id) => !ids.has(id));
@@ -535,7 +532,8 @@ export function inMemoryFrom(s: HeadSeries): number {
 export function dropFlushedBefore(s: HeadSeries, cutoff: number): void {
   let n = 0;
   while (n < s.flushed.length && s.flushed[n]!.maxT < cutoff) releaseMirror(s.flushed[n++]!.mirror);
-  if (n) s.flushed.splice(0, n);
+  if (n === s.flushed.length) s.flushed = NO_CHUNKS;
+  else if (n) s.flushed.splice(0, n);
 }
 
 /** samples in the open chunk */
@@ -547,7 +545,7 @@ export function cutChunk(s: HeadSeries): void {
   if (n === 0) return;
   const closed: ClosedChunk = { minT: s.openMinT, maxT: s.lastT, samples: n, data: s.open!.bytes(), mirror: s.mirror };
   s.mirror = undefined;
-  s.closed.push(closed);
+  addChunk(s, "closed", closed);
   if (s.active) s.open!.reset();
   else s.open = undefined;
 }

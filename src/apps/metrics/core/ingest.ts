@@ -6,7 +6,7 @@
 // ingest, 429 for the rate limit, which refuses the whole request).
 import type { TokenBuckets } from "../../../lib/token-bucket.ts";
 import { type AppendResult, type HeadSeries, type TenantHead } from "./head.ts";
-import { encodeWriteRequest, type LabelPair, type WriteRequest, type WriteSeries } from "./remote-write.ts";
+import { encodeWriteRequest, type LabelPair, type Sample, type WriteRequest, type WriteSeries } from "./remote-write.ts";
 import type { MetricsStore } from "./store.ts";
 import type { MetricsLimitsSource } from "./types.ts";
 import { futureSampleProblem, seriesText, validateLabels } from "./validate.ts";
@@ -84,14 +84,16 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
   let validSamples = 0;
   for (const ts of request.timeseries) {
     if (ts.samples.length === 0) continue;
-    const known = ts.rawKey ? head.byRawKey.get(ts.rawKey) : undefined;
-    const labels = ts.labelsSkipped && known ? labelPairs(known) : ts.labels;
-    const problem = (known?.validatedWith === limits ? undefined : validateLabels(labels, limits)) ?? firstFuture(ts, labels, now, limits);
+    const known = head.findRaw(ts.rawKey, ts.rawCheck);
+    // a known series' labels are made only when a message or a re-encoded record needs them
+    const labels = ts.labelsSkipped && known ? undefined : ts.labels;
+    const v: Valid = { ts, labels, known };
+    const problem = (known?.validatedWith === limits ? undefined : validateLabels(pairsOf(v), limits)) ?? firstFuture(ts, v, now, limits);
     if (problem) {
       fail(problem.reason, ts.samples.length, problem.message);
       continue;
     }
-    valid.push({ ts, labels, known });
+    valid.push(v);
     validSamples += ts.samples.length;
   }
   const metadata = request.metadata.length;
@@ -110,11 +112,15 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
 
   // ingester: series limits and appends
   deps.store.walSegment();
-  const accepted: WriteSeries[] = [];
+  /** the series some of whose samples were appended, and those samples */
+  const acceptedSeries: Valid[] = [];
+  const acceptedSamples: Sample[][] = [];
   let appended = 0;
-  for (const { ts, labels, known } of valid) {
+  for (const v of valid) {
+    const { ts, known } = v;
     let s = known;
     if (!s) {
+      const labels = ts.labels;
       s = head.find(labels);
       if (!s || !s.active) {
         const refused = seriesLimitProblem(head, s, labels, limits, now, deps.idleTimeout);
@@ -127,36 +133,44 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
       if (!s && ts.samples.some((x) => x.timestampMs >= head.maxT - HOUR && x.timestampMs >= MIN_SAMPLE_T)) {
         s = head.addSeries(labels);
       }
-      if (s && ts.rawKey) head.byRawKey.set(ts.rawKey, s);
+      if (s) head.setRaw(ts.rawKey, ts.rawCheck, s);
     } else if (!s.active) {
-      const refused = seriesLimitProblem(head, s, labels, limits, now, deps.idleTimeout);
+      const refused = seriesLimitProblem(head, s, NO_PAIRS, limits, now, deps.idleTimeout);
       if (refused) {
         fail(refused.reason, ts.samples.length, refused.message);
         continue;
       }
     }
     if (s) s.validatedWith = limits;
-    const kept: WriteSeries["samples"] = [];
-    for (const sample of ts.samples) {
+    // the samples appended: all of them (the usual case, nothing copied) unless one was not
+    const samples = ts.samples;
+    let kept: Sample[] | undefined;
+    let ok = 0;
+    for (let k = 0; k < samples.length; k++) {
+      const sample = samples[k]!;
       const t = sample.timestampMs;
       const result: AppendResult | "too_old" = !s || t < head.maxT - HOUR || t < MIN_SAMPLE_T ? "too_old" : head.append(s, t, sample.value, now, sample.stale);
       if (result === "ok") {
-        kept.push(sample);
+        ok++;
+        kept?.push(sample);
         continue;
       }
+      kept ??= samples.slice(0, k);
       if (result === "duplicate") continue;
       const [reason, text, id] = SAMPLE_ERRORS[result];
-      fail(reason, 1, `failed pushing to ingester outpost: user=${tenant}: ${text} (err-mimir-${id}). The affected sample has timestamp ${goTime(t)} and is from series ${seriesText(labels)}`);
+      fail(reason, 1, `failed pushing to ingester outpost: user=${tenant}: ${text} (err-mimir-${id}). The affected sample has timestamp ${goTime(t)} and is from series ${seriesText(pairsOf(v))}`);
     }
-    if (s && kept.length) {
+    if (s && ok) {
       head.activate(s, now);
-      appended += kept.length;
-      accepted.push({ ...ts, labels, labelsSkipped: false, samples: kept });
+      appended += ok;
+      acceptedSeries.push(v);
+      acceptedSamples.push(kept ?? samples);
     }
   }
   if (appended) {
-    const whole = !rejected && raw && accepted.length === request.timeseries.length;
-    deps.store.logWrite(tenant, whole ? raw : encodeWriteRequest({ timeseries: accepted }));
+    const whole = !rejected && raw && acceptedSeries.length === request.timeseries.length;
+    const record = whole ? raw : encodeWriteRequest({ timeseries: acceptedSeries.map((v, i) => ({ labels: pairsOf(v), samples: acceptedSamples[i]! })) });
+    deps.store.logWrite(tenant, record);
     deps.counters.ingested(tenant, appended);
   }
   return firstError === undefined ? { status: 200 } : { status: 400, message: firstError };
@@ -164,29 +178,23 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
 
 interface Valid {
   ts: WriteSeries;
-  /** sorted label pairs */
-  labels: LabelPair[];
+  /** sorted label pairs; undefined for a known series until asked for (pairsOf) */
+  labels: LabelPair[] | undefined;
   /** the series, when the push named it by raw labels the head knows */
   known?: HeadSeries;
 }
 
-/** the pairs of known series, made once: a push of known series (by raw labels) needs them for every series */
-const pairsOf = new WeakMap<HeadSeries, LabelPair[]>();
+const NO_PAIRS: LabelPair[] = [];
 
-/** a known series' labels as sorted pairs (its labels object was built from sorted pairs); shared, never changed */
-function labelPairs(s: HeadSeries): LabelPair[] {
-  let pairs = pairsOf.get(s);
-  if (!pairs) {
-    pairs = Object.entries(s.labels).map(([name, value]) => ({ name, value }));
-    pairsOf.set(s, pairs);
-  }
-  return pairs;
+/** a series' labels as sorted pairs: a known series' are made from its labels (built from sorted pairs) */
+function pairsOf(v: Valid): LabelPair[] {
+  return (v.labels ??= Object.entries(v.known!.labels).map(([name, value]) => ({ name, value })));
 }
 
-function firstFuture(ts: WriteSeries, labels: LabelPair[], now: number, limits: Parameters<typeof futureSampleProblem>[2]) {
+function firstFuture(ts: WriteSeries, v: Valid, now: number, limits: Parameters<typeof futureSampleProblem>[2]) {
   for (const s of ts.samples) {
-    const p = futureSampleProblem(s.timestampMs, now, limits, labels);
-    if (p) return p;
+    // the labels only for the message
+    if (s.timestampMs > now + limits.creation_grace_period || s.timestampMs > Number.MAX_SAFE_INTEGER) return futureSampleProblem(s.timestampMs, now, limits, pairsOf(v));
   }
   return undefined;
 }

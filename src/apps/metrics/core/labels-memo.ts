@@ -1,9 +1,9 @@
 // What queries derive from a series' label set again and again (its map key,
 // its labels without the name, its JSON, its group key), kept with the label
 // sets that never change: the head's series' and those PromQL derives from
-// them. The memo hangs off the label set itself under a symbol, not
-// enumerable, so Object.keys, for-in, spreading and JSON never see it; the
-// set is frozen, so what is kept stays true.
+// them. The set is frozen, so what is kept stays true; the memo itself is
+// made the first time a query asks (a weak map from the set), so a million
+// series never queried cost no memo.
 import type { Labels } from "./types.ts";
 
 export interface LabelsMemo {
@@ -15,18 +15,19 @@ export interface LabelsMemo {
   groupKey?: string;
 }
 
-const MEMO: unique symbol = Symbol("labels memo");
+const memos = new WeakMap<Labels, LabelsMemo>();
 
-/** marks a label set as never changing again (freezing it) and gives it a memo */
+/** marks a label set as never changing again (freezing it): it may have a memo */
 export function immutableLabels(labels: Labels): Labels {
-  if (!Object.isFrozen(labels)) {
-    Object.defineProperty(labels, MEMO, { value: {} satisfies LabelsMemo, enumerable: false });
-    Object.freeze(labels);
-  }
-  return labels;
+  return Object.freeze(labels);
 }
 
-/** the memo of an immutable label set; undefined for one that may still change */
+/** the memo of an immutable label set (made now if it has none); undefined for one that may still change */
 export function memoOf(labels: Labels): LabelsMemo | undefined {
-  return (labels as { [MEMO]?: LabelsMemo })[MEMO];
+  let m = memos.get(labels);
+  if (m === undefined) {
+    if (!Object.isFrozen(labels)) return undefined;
+    memos.set(labels, (m = {}));
+  }
+  return m;
 }

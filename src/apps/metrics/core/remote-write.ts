@@ -6,16 +6,17 @@ import { chargedSize, countProtobufItems, type ItemShape, LEAF } from "../../../
 import { ApiError } from "../../../lib/errors.ts";
 import { snappyDecodedLength, snappyUncompress } from "../../../lib/snappy.ts";
 
-export interface LabelPair {
-  name: string;
-  value: string;
-}
+import { rawCheck, rawLabelsHash, type LabelPair } from "./label-hash.ts";
+
+export type { LabelPair };
 
 export interface WriteSeries {
   /** the label pairs as sent; empty when the caller said it knows the series by its raw key */
   labels: LabelPair[];
-  /** the series' label fields exactly as encoded (latin1): the same series sent alike has the same key */
-  rawKey: string;
+  /** a hash of the series' label fields exactly as encoded (label-hash.ts): the same series sent alike has the same key; 0 for none */
+  rawKey: number;
+  /** 32 more bits of that hash, to check a hit */
+  rawCheck: number;
   /** true when `labels` was not decoded because the caller knew `rawKey` */
   labelsSkipped: boolean;
   samples: Sample[];
@@ -98,7 +99,7 @@ const NO_LABELS: LabelPair[] = [];
  * is most of the cost of a push, and senders repeat the same series.
  * A malformed body is a 400 naming the decoder's complaint.
  */
-export function decodeWriteRequest(raw: Uint8Array, known?: (rawKey: string) => boolean): WriteRequest {
+export function decodeWriteRequest(raw: Uint8Array, known?: (rawKey: number, check: number) => boolean): WriteRequest {
   try {
     return readWriteRequest(protobuf.Reader.create(raw), raw, known);
   } catch (err) {
@@ -106,9 +107,9 @@ export function decodeWriteRequest(raw: Uint8Array, known?: (rawKey: string) => 
   }
 }
 
-function readWriteRequest(r: protobuf.Reader, buf: Uint8Array, known?: (rawKey: string) => boolean): WriteRequest {
+function readWriteRequest(r: protobuf.Reader, buf: Uint8Array, known?: (rawKey: number, check: number) => boolean): WriteRequest {
   const out: WriteRequest = { timeseries: [], metadata: [] };
-  const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const bytes = buf;
   while (r.pos < r.len) {
     const tag = r.uint32();
     const field = tag >>> 3;
@@ -134,7 +135,7 @@ function readWriteRequest(r: protobuf.Reader, buf: Uint8Array, known?: (rawKey: 
   return out;
 }
 
-function readSeries(r: protobuf.Reader, end: number, bytes: Buffer, known?: (rawKey: string) => boolean): WriteSeries {
+function readSeries(r: protobuf.Reader, end: number, bytes: Uint8Array, known?: (rawKey: number, check: number) => boolean): WriteSeries {
   // label fields: [start, end) of each LabelPair message
   const ranges: number[] = [];
   let keyStart = -1;
@@ -165,12 +166,9 @@ function readSeries(r: protobuf.Reader, end: number, bytes: Buffer, known?: (raw
     } else if (field === 3) exemplars++;
     else if (field === 4) histograms++;
   }
-  let rawKey = "";
-  if (keyStart >= 0) {
-    if (contiguous) rawKey = bytes.toString("latin1", keyStart, keyEnd);
-    else for (let i = 0; i < ranges.length; i += 2) rawKey += `${bytes.toString("latin1", ranges[i]!, ranges[i + 1]!)}\u0000`;
-  }
-  if (known?.(rawKey)) return { labels: NO_LABELS, rawKey, labelsSkipped: true, samples, exemplars, histograms };
+  const rawKey = rawLabelsHash(bytes, ranges, contiguous, keyStart, keyEnd);
+  const check = rawCheck;
+  if (known?.(rawKey, check)) return { labels: NO_LABELS, rawKey, rawCheck: check, labelsSkipped: true, samples, exemplars, histograms };
   const labels: LabelPair[] = [];
   const resume = r.pos;
   for (let i = 0; i < ranges.length; i += 2) {
@@ -187,7 +185,7 @@ function readSeries(r: protobuf.Reader, end: number, bytes: Buffer, known?: (raw
     labels.push({ name, value });
   }
   r.pos = resume;
-  return { labels, rawKey, labelsSkipped: false, samples, exemplars, histograms };
+  return { labels, rawKey, rawCheck: check, labelsSkipped: false, samples, exemplars, histograms };
 }
 
 function readSample(r: protobuf.Reader, start: number, stop: number): Sample {
@@ -250,10 +248,10 @@ const STALE_BITS = { low: 2, high: 0x7ff00000 };
 
 /** what replayWriteRequest calls back for each series of a request and each of its samples */
 export interface ReplaySink<S> {
-  /** the series whose labels' raw bytes are `rawKey` (as decodeWriteRequest makes it), if known */
-  known(rawKey: string): S | undefined;
+  /** the series whose labels' raw bytes hash to `rawKey` and `check` (as decodeWriteRequest makes them), if known */
+  known(rawKey: number, check: number): S | undefined;
   /** a series not known by its raw key: its labels as sent */
-  make(rawKey: string, labels: LabelPair[]): S;
+  make(rawKey: number, check: number, labels: LabelPair[]): S;
   sample(series: S, timestampMs: number, value: number, stale: boolean): void;
 }
 
@@ -329,12 +327,9 @@ export function replayWriteRequest<S>(raw: Uint8Array, sink: ReplaySink<S>): voi
         ranges.push(start, at);
       }
     }
-    let rawKey = "";
-    if (keyStart >= 0) {
-      if (contiguous) rawKey = bytes.toString("latin1", keyStart, keyEnd);
-      else for (let i = 0; i < ranges.length; i += 2) rawKey += `${bytes.toString("latin1", ranges[i]!, ranges[i + 1]!)}\u0000`;
-    }
-    let series = sink.known(rawKey);
+    const rawKey = rawLabelsHash(raw, ranges, contiguous, keyStart, keyEnd);
+    const check = rawCheck;
+    let series = sink.known(rawKey, check);
     if (series === undefined) {
       const labels: LabelPair[] = [];
       for (let i = 0; i < ranges.length; i += 2) {
@@ -354,7 +349,7 @@ export function replayWriteRequest<S>(raw: Uint8Array, sink: ReplaySink<S>): voi
         }
         labels.push({ name, value });
       }
-      series = sink.make(rawKey, labels);
+      series = sink.make(rawKey, check, labels);
     }
     // second pass: the samples
     at = seriesStart;

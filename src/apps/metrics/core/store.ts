@@ -9,9 +9,10 @@ import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
+import { collectGarbage } from "../../../platform/memory.ts";
 import { forEachRecord, openSegmentWal, type SegmentWal } from "../../../lib/segment-wal.ts";
 import { CheckpointError, listCheckpoints, readCheckpoint, writeCheckpoint } from "./checkpoint.ts";
-import { closedMirror, cutChunk, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
+import { addChunk, closedMirror, cutChunk, NO_CHUNKS, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { replayWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SelectHints, SeriesSamples } from "./types.ts";
@@ -107,6 +108,9 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     if (replayed) o.logger.info("metrics store write-ahead log replayed", { records: replayed, samples: r.samples, ms: Math.round(performance.now() - t0) });
     // the segments replayed stay until the next checkpoint holds what they hold
     wal = openSegmentWal(o.walDir);
+    // what reading the checkpoint and the segments left behind (their bytes, decoded labels) is garbage now:
+    // collected before the store serves, so it starts no bigger than it ran
+    if (fromCheckpoint || replayed) collectGarbage();
   }
   o.logger.info("metrics store ready", { series: [...heads.values()].reduce((n, h) => n + h.seriesCount, 0), ms: Math.round(performance.now() - started) });
 
@@ -293,11 +297,11 @@ function replay(dir: string, from: number, head: (tenant: string) => TenantHead,
     const h = head(tenant);
     // no limit: it was accepted under the limit of its day, and the decoder allocates at most 22x the record
     replayWriteRequest<HeadSeries>(uncompressBody(payload.subarray(2 + len), Number.POSITIVE_INFINITY), {
-      known: (rawKey) => h.byRawKey.get(rawKey),
-      make(rawKey, pairs) {
+      known: (rawKey, check) => h.findRaw(rawKey, check),
+      make(rawKey, check, pairs) {
         const labels = pairs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         const s = h.find(labels) ?? h.addSeries(labels);
-        if (rawKey) h.byRawKey.set(rawKey, s);
+        h.setRaw(rawKey, check, s);
         return s;
       },
       sample(s, t, v, stale) {
@@ -362,8 +366,9 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
   for (const { s } of newSeries) s.persisted = true;
   for (const [s, n] of flushed) {
     const written = s.closed.splice(0, n);
+    if (s.closed.length === 0) s.closed = NO_CHUNKS;
     for (const chunk of written) if (chunk.maxT > s.persistedMaxT) s.persistedMaxT = chunk.maxT;
-    s.flushed.push(...written);
+    addChunk(s, "flushed", ...written);
   }
 }
 

@@ -52,7 +52,7 @@ export function registerPush(app: Hono, deps: PushDeps): void {
     const raw = new Uint8Array(await c.req.arrayBuffer());
     // series the tenant's head knows by their raw labels are not decoded into strings again
     const head = deps.store.peek(tenant);
-    const request = decodeWriteRequest(uncompressBody(raw, deps.maxRecvMsgSize), head ? (key) => head.byRawKey.has(key) : undefined);
+    const request = decodeWriteRequest(uncompressBody(raw, deps.maxRecvMsgSize), head ? (key, check) => head.findRaw(key, check) !== undefined : undefined);
     const result = ingest(deps, tenant, request, raw);
     if (result.status === 200) return c.body(null, 200);
     throw new ApiError(result.status, result.message ?? "", result.status === 429 ? { headers: retryHeaders(c) } : {});

@@ -42,9 +42,11 @@ export class GroupIndex {
   /** the one label of a `by` grouping of one label */
   private readonly single: string | undefined;
 
+  /** useMemo: keep each label set's group key in its memo (for groupings asked again and again) */
   constructor(
     private readonly sorted: string[],
     private readonly without: boolean,
+    private readonly useMemo = true,
   ) {
     this.sig = (without ? "w" : "b") + sorted.join("\xff");
     this.seesName = without || sorted.some(isMetadataLabel);
@@ -61,7 +63,7 @@ export class GroupIndex {
   }
 
   groupOf(labels: Labels): number {
-    const memo = this.single === undefined ? memoOf(labels) : undefined;
+    const memo = this.single === undefined && this.useMemo ? memoOf(labels) : undefined;
     let key: string;
     // by one label: its value is as good a key (keyOfLabels skips an absent or empty one)
     if (this.single !== undefined) key = labels[this.single] ?? "";

@@ -31,7 +31,8 @@ export async function pushDownAggregates(q: SampleQuerier, expr: Expr, times: Qu
     const vs = agg.expr as VectorSelector;
     const w = windows.get(vs);
     if (!w?.lastOnly) continue;
-    const index = new GroupIndex([...agg.grouping].sort(), agg.without);
+    // one pass over each series: no memo kept for it
+    const index = new GroupIndex([...agg.grouping].sort(), agg.without, false);
     // one group for all: no group key made per series
     const whole = agg.grouping.length === 0 && !agg.without;
     const acc = new Accumulator(agg.op, 16);
