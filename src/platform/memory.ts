@@ -38,9 +38,15 @@ let liveAfterFull = 0;
 /** a full collection now, waited for (at start, before serving: a pause costs nothing then) */
 export function collectGarbage(): void {
   if (runtime !== "bun") return;
-  fullCollection();
+  // Bun.gc(true): mimalloc gives its free pages back as well
+  Bun.gc(true);
   lastFull = performance.now();
   liveAfterFull = process.memoryUsage().heapUsed;
+}
+
+/** asks for a collection without waiting for it (mimalloc gives free pages back): never a pause */
+export function giveBackMemory(): void {
+  if (runtime === "bun") Bun.gc(false);
 }
 
 export function releaseMemory(): void {

@@ -61,6 +61,57 @@ describe("query cost: max samples, query_timeout, slices", () => {
     expect(loaded.body).toEqual(TOO_MANY);
   }, 60_000);
 
+  it("an aggregation answered from the index counts the series' samples it reads: over the cap it is 422", async () => {
+    // 12,000 series, one sample each: count() reads 12,000 samples (the tenant's cap is 10,000)
+    const t = Date.now() - 60_000;
+    for (const tenant of ["small", "anyone"]) {
+      for (let first = 0; first < 12_000; first += 2000) {
+        const series = Array.from({ length: 2000 }, (_, i) => ({ labels: { __name__: `wide${(first + i) % 7}`, s: String(first + i) }, samples: [[t, 1]] as Array<[number, number]> }));
+        expect((await m().push(tenant, series)).status).toBe(200);
+      }
+    }
+    const refused = await m().query("small", 'count({__name__=~"wide.+"})', t + 1000);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual(TOO_MANY);
+    const ok = await m().query("anyone", 'count({__name__=~"wide.+"})', t + 1000);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.result).toEqual([{ metric: {}, value: [expect.any(Number), "12000"] }]);
+    // by a label, and the same read through the chunks (an evaluation time before a later sample)
+    const byName = await m().query("anyone", 'count by (__name__) ({__name__=~"wide.+"})', t + 1000);
+    expect(byName.body.data.result.map((r: { metric: { __name__: string }; value: [number, string] }) => [r.metric.__name__, r.value[1]])).toEqual(
+      Array.from({ length: 7 }, (_, k) => [`wide${k}`, String(Array.from({ length: 12_000 }, (_, i) => i).filter((i) => i % 7 === k).length)]),
+    );
+  }, 120_000);
+
+  it("pushes are answered while counts over 300,000 series run", async () => {
+    const t = Date.now() - 60_000;
+    const pushes: Array<Promise<unknown>> = [];
+    for (let first = 0; first < 300_000; first += 2000) {
+      const series = Array.from({ length: 2000 }, (_, i) => ({ labels: { __name__: `busy${(first + i) % 100}`, s: String(first + i) }, samples: [[t, 1]] as Array<[number, number]> }));
+      pushes.push(m().push("heavy", series));
+      if (pushes.length === 4) await Promise.all(pushes.splice(0));
+    }
+    await Promise.all(pushes);
+    let queryDone = false;
+    const answeredDuring: number[] = [];
+    // twenty walks over the index, each over every series: many slices on any machine
+    const wide = Array.from({ length: 20 }, () => 'count({__name__=~"busy.+"})').join(" + ");
+    const query = m().query("heavy", wide, t + 1000).then((r) => {
+      queryDone = true;
+      return r;
+    });
+    // one push after another while the query runs: had it held the event loop, none would be answered before it
+    for (let i = 0; !queryDone && i < 1000; i++) {
+      const r = await m().push("probe", [{ labels: { __name__: "probe" }, samples: [[t + i, i]] }]);
+      expect(r.status).toBe(200);
+      if (!queryDone) answeredDuring.push(i);
+    }
+    const r = await query;
+    expect(r.status).toBe(200);
+    expect(r.body.data.result[0].value[1]).toBe("6000000");
+    expect(answeredDuring.length).toBeGreaterThan(0);
+  }, 180_000);
+
   it("a query running longer than query_timeout is 503 timeout", async () => {
     const r = await m().query("slow", "count_over_time(vector(1)[1d:1s])", 1_700_000_000_000);
     expect(r.status).toBe(503);

@@ -16,13 +16,15 @@
 //
 // File: "OPMC", u32 version, u32 first segment to replay, then per tenant
 // (tag 1): string name, f64 newest sample, metadata, series (tag 1 each, 0
-// after the last), varint next id; tag 0 after the last tenant; u32 CRC-32 of
+// after the last), varint next id, the raw keys pushes named series by
+// (series id, key, check: tag 1 each, 0 after the last: a replay then finds
+// its series without decoding labels); tag 0 after the last tenant; u32 CRC-32 of
 // everything before it. Strings are interned: a reference is a varint: 1
 // followed by the string the first time (it gets the next number), its
 // number + 2 after; 0 followed by a string that is not interned (the values
 // of a label name that has had more than INTERN_VALUES of them: ids, hosts).
 // The strings read back are shared by every series that has them.
-import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "../../../lib/crc32.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
@@ -229,6 +231,17 @@ export async function writeCheckpoint(dir: string, segment: number, heads: Itera
       out.u8(0);
       // after the series: each series made up to now was saved (a Map's iterator sees those added while it runs)
       out.varint(h.nextSeriesId);
+      for (const [key, s] of h.rawEntries()) {
+        out.u8(1);
+        out.varint(s.id);
+        out.f64(key);
+        out.u32(s.rawCheck);
+        if (slicer && (++k & 1023) === 0) {
+          if (out.pending >= FLUSH_BYTES) out.flush();
+          await slicer.pause();
+        }
+      }
+      out.u8(0);
     }
     out.u8(0);
     out.flush();
@@ -264,17 +277,57 @@ function syncDir(dir: string): void {
 /** a checkpoint that cannot be read: the reason names what is wrong */
 export class CheckpointError extends Error {}
 
+/** a UTF-8 slice as a string: Buffer#utf8Slice (no argument checks: a million short strings) where the runtime has it */
+const utf8: (b: Buffer, from: number, to: number) => string =
+  typeof (Buffer.prototype as { utf8Slice?: unknown }).utf8Slice === "function"
+    ? (b, from, to) => (b as Buffer & { utf8Slice(from: number, to: number): string }).utf8Slice(from, to)
+    : (b, from, to) => b.toString("utf8", from, to);
+
+/** the file read in windows of WINDOW bytes: a checkpoint is never in memory whole */
+const WINDOW = 8 << 20;
+
 class In {
+  /** position in the window */
   at = 0;
   readonly strings: string[] = [];
-  private readonly view: DataView;
+  private buf: Buffer = Buffer.allocUnsafeSlow(WINDOW);
+  private view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+  /** bytes of the window holding data */
+  private filled = 0;
+  /** the file offset of the window's first byte */
+  private base = 0;
 
-  constructor(readonly buf: Buffer) {
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  /** `end`: the body's length (the checksum after it is not read) */
+  constructor(
+    private readonly fd: number,
+    private readonly end: number,
+  ) {}
+
+  /** the file offset of the next byte */
+  get offset(): number {
+    return this.base + this.at;
   }
 
   private need(n: number): void {
-    if (this.at + n > this.buf.length) throw new CheckpointError(`truncated at byte ${this.at}`);
+    if (this.at + n <= this.filled) return;
+    if (this.base + this.at + n > this.end) throw new CheckpointError(`truncated at byte ${this.base + this.at}`);
+    // what is left of the window to its start, then read on
+    const left = this.filled - this.at;
+    if (n > this.buf.length) {
+      const bigger = Buffer.allocUnsafeSlow(n + WINDOW);
+      this.buf.copy(bigger, 0, this.at, this.filled);
+      this.buf = bigger;
+      this.view = new DataView(bigger.buffer, bigger.byteOffset, bigger.byteLength);
+    } else this.buf.copy(this.buf, 0, this.at, this.filled);
+    this.base += this.at;
+    this.at = 0;
+    this.filled = left;
+    while (this.filled < n) {
+      const want = Math.min(this.buf.length - this.filled, this.end - (this.base + this.filled));
+      const got = readSync(this.fd, this.buf, this.filled, want, this.base + this.filled);
+      if (got <= 0) throw new CheckpointError(`truncated at byte ${this.base + this.filled}`);
+      this.filled += got;
+    }
   }
 
   u8(): number {
@@ -309,6 +362,14 @@ class In {
     throw new CheckpointError(`bad number at byte ${this.at}`);
   }
 
+  /** copies the next n bytes into `into` */
+  copyInto(into: Uint8Array, n: number): void {
+    this.need(n);
+    this.buf.copy(into, 0, this.at, this.at + n);
+    this.at += n;
+  }
+
+  /** a view of the next bytes, valid until the next read (copy what is kept) */
   bytes(): Buffer {
     const n = this.varint();
     this.need(n);
@@ -320,7 +381,7 @@ class In {
   string(): string {
     const n = this.varint();
     this.need(n);
-    const s = this.buf.toString("utf8", this.at, this.at + n);
+    const s = utf8(this.buf, this.at, this.at + n);
     this.at += n;
     return s;
   }
@@ -351,11 +412,28 @@ export interface LoadedCheckpoint {
  * before any head is touched.
  */
 export function readCheckpoint(path: string, head: (tenant: string) => TenantHead): LoadedCheckpoint {
-  const buf = readFileSync(path);
-  if (buf.length < 16) throw new CheckpointError("too short");
-  const body = buf.subarray(0, buf.length - 4);
-  if ((crc32(body) >>> 0) !== buf.readUInt32LE(buf.length - 4)) throw new CheckpointError("checksum mismatch");
-  const r = new In(body);
+  const fd = openSync(path, "r");
+  try {
+    return readFrom(fd, fstatSync(fd).size, head);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readFrom(fd: number, size: number, head: (tenant: string) => TenantHead): LoadedCheckpoint {
+  if (size < 16) throw new CheckpointError("too short");
+  // the checksum first, a window at a time: a damaged file touches no head
+  const window = Buffer.allocUnsafeSlow(WINDOW);
+  let crc = 0;
+  for (let at = 0; at < size - 4; ) {
+    const got = readSync(fd, window, 0, Math.min(WINDOW, size - 4 - at), at);
+    if (got <= 0) throw new CheckpointError(`truncated at byte ${at}`);
+    crc = crc32(window.subarray(0, got), crc);
+    at += got;
+  }
+  readSync(fd, window, 0, 4, size - 4);
+  if ((crc >>> 0) !== window.readUInt32LE(0)) throw new CheckpointError("checksum mismatch");
+  const r = new In(fd, size - 4);
   if (r.u32() !== MAGIC) throw new CheckpointError("not a metrics checkpoint");
   const version = r.u32();
   if (version !== VERSION) throw new CheckpointError(`version ${version} is not known (this release reads ${VERSION})`);
@@ -388,13 +466,22 @@ export function readCheckpoint(path: string, head: (tenant: string) => TenantHea
         s.openedAt = r.f64();
         for (let i = 0; i < XOR_STATE_FIELDS; i++) st[i] = r.f64();
         try {
-          s.open = XorAppender.fromState(st, r.bytes());
+          const n = r.varint();
+          // room past the bytes, as the encoder keeps it
+          const buf = new Uint8Array(Math.max(32, n + 16 + (n >> 2)));
+          r.copyInto(buf, n);
+          s.open = XorAppender.adopt(st, buf, n);
         } catch (err) {
           throw new CheckpointError(`series ${id}: ${(err as Error).message}`);
         }
       }
       for (let c = r.varint(); c > 0; c--) {
-        const chunk: ClosedChunk = { minT: r.f64(), maxT: r.f64(), samples: r.varint(), data: new Uint8Array(r.bytes()) };
+        const minT = r.f64();
+        const maxT = r.f64();
+        const samples = r.varint();
+        const data = new Uint8Array(r.varint());
+        r.copyInto(data, data.length);
+        const chunk: ClosedChunk = { minT, maxT, samples, data };
         addChunk(s, "closed", chunk);
       }
       if (flags & F_ACTIVE) h.activate(s, lastSeen);
@@ -402,7 +489,13 @@ export function readCheckpoint(path: string, head: (tenant: string) => TenantHea
       series++;
     }
     h.nextSeriesId = r.varint();
+    while (r.u8() === 1) {
+      const s = h.byId.get(r.varint());
+      const key = r.f64();
+      const check = r.u32();
+      if (s) h.setRaw(key, check, s);
+    }
   }
-  if (r.at !== body.length) throw new CheckpointError(`${body.length - r.at} bytes after the end`);
+  if (r.offset !== size - 4) throw new CheckpointError(`${size - 4 - r.offset} bytes after the end`);
   return { segment, series };
 }

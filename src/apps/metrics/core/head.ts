@@ -195,6 +195,51 @@ function sameLabels(s: HeadSeries, sorted: ReadonlyArray<LabelPair>): boolean {
 /** the values of one label name kept once for every series (those of names with few values) */
 const INTERN_VALUES = 4096;
 
+/**
+ * A tenant's series by id, in an array indexed by id (what a Map would hold
+ * in a million entries). values() goes in id order, which is the order
+ * series were made in (ids only grow), and sees series added while it runs.
+ */
+export class SeriesById {
+  /** by id; undefined where there is none */
+  readonly slots: Array<HeadSeries | undefined> = [];
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  get(id: number): HeadSeries | undefined {
+    return this.slots[id];
+  }
+
+  has(id: number): boolean {
+    return this.slots[id] !== undefined;
+  }
+
+  set(id: number, s: HeadSeries): void {
+    const slots = this.slots;
+    while (slots.length < id) slots.push(undefined);
+    if (slots[id] === undefined) this.count++;
+    slots[id] = s;
+  }
+
+  delete(id: number): boolean {
+    if (this.slots[id] === undefined) return false;
+    this.slots[id] = undefined;
+    this.count--;
+    return true;
+  }
+
+  *values(): IterableIterator<HeadSeries> {
+    const slots = this.slots;
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i];
+      if (s !== undefined) yield s;
+    }
+  }
+}
+
 export class TenantHead {
   readonly tenant: string;
   /** series by labelsHash: one, or the few whose labels share a hash */
@@ -202,9 +247,8 @@ export class TenantHead {
   /** label names, and the values of names with few of them, one string each (strings decoded from pushes are new each time) */
   private readonly names = new Map<string, string>();
   private readonly values = new Map<string, Map<string, string>>();
-  readonly byId = new Map<number, HeadSeries>();
-  /** the same by index (ids are small and dense): what select reads, cheaper than the map */
-  private readonly slots: Array<HeadSeries | undefined> = [];
+  /** series by id (ids are small and dense: an array, not a map of a million entries) */
+  readonly byId = new SeriesById();
   /** series by the hash of the raw bytes of their labels in a push (label-hash.ts rawLabelsHash) */
   private readonly byRaw = new Map<number, HeadSeries>();
   /** label name -> value -> ids ascending */
@@ -260,6 +304,11 @@ export class TenantHead {
     s.rawCheck = check;
   }
 
+  /** the raw keys pushes named series by: [key, series] */
+  rawEntries(): IterableIterator<[number, HeadSeries]> {
+    return this.byRaw.entries();
+  }
+
   /** adds a series given its labels as an object (sorted first) */
   addSeriesOf(labels: Labels, id?: number): HeadSeries {
     return this.addSeries(sortedPairs(labels), id);
@@ -291,8 +340,6 @@ export class TenantHead {
     else if (Array.isArray(other)) other.push(s);
     else this.byHash.set(hash, [other, s]);
     this.byId.set(sid, s);
-    while (this.slots.length < sid) this.slots.push(undefined);
-    this.slots[sid] = s;
     // ids only grow, so appending keeps every postings list sorted
     if (this.allIds.length && this.allIds[this.allIds.length - 1]! > sid) {
       insertSorted(this.allIds, sid);
@@ -394,29 +441,46 @@ export class TenantHead {
 
   /** the series matching every matcher, ascending by id */
   select(matchers: readonly Matcher[]): HeadSeries[] {
-    const compiled = matchers.map((m) => ({ ...m, test: matcherPredicate(m) }));
-    let candidates: number[] | undefined;
-    const rest: typeof compiled = [];
-    for (const m of compiled) {
-      let ids: number[] | undefined;
+    const { ids, rest } = this.selectIds(matchers);
+    const out: HeadSeries[] = [];
+    const slots = this.byId.slots;
+    for (const id of ids) {
+      const s = slots[id];
+      if (s && matchesRest(s, rest)) out.push(s);
+    }
+    return out;
+  }
+
+  /**
+   * the ids the postings give for the matchers they can answer (ascending;
+   * shared lists: never changed by the caller), and the matchers left for
+   * each of those series' labels (matchesRest)
+   */
+  selectIds(matchers: readonly Matcher[]): { ids: readonly number[]; rest: CompiledMatcher[] } {
+    let candidates: readonly number[] | undefined;
+    const rest: CompiledMatcher[] = [];
+    for (const matcher of matchers) {
+      const m = { ...matcher, test: matcherPredicate(matcher) };
+      let ids: readonly number[] | undefined;
       if (m.type === "=" && m.value !== "") ids = this.postings.get(m.name)?.get(m.value) ?? [];
       else if (m.type === "=~" && !m.test("")) {
         const values = this.postings.get(m.name);
         const lists: number[][] = [];
-        if (values) for (const [value, list] of values) if (m.test(value)) lists.push(list);
-        ids = union(lists, this.nextId);
+        let total = 0;
+        if (values) {
+          for (const [value, list] of values) {
+            total += list.length;
+            if (m.test(value)) lists.push(list);
+          }
+        }
+        // every value matches and every series has the label (a series has one value a name): all series
+        ids = values && lists.length === values.size && total === this.allIds.length ? this.allIds : union(lists, this.nextId);
       }
       if (ids) candidates = candidates ? intersect(candidates, ids) : ids;
       else rest.push(m);
-      if (candidates && candidates.length === 0) return [];
+      if (candidates && candidates.length === 0) return { ids: [], rest: [] };
     }
-    const out: HeadSeries[] = [];
-    const slots = this.slots;
-    for (const id of candidates ?? this.allIds) {
-      const s = slots[id];
-      if (s && (rest.length === 0 || rest.every((m) => m.test(s.labels[m.name] ?? "")))) out.push(s);
-    }
-    return out;
+    return { ids: candidates ?? this.allIds, rest };
   }
 
   /**
@@ -469,7 +533,6 @@ export class TenantHead {
         else this.activeByMetric.delete(s.metric);
       }
       this.byId.delete(id);
-      this.slots[id] = undefined;
       const same = this.byHash.get(s.hash);
       if (Array.isArray(same)) {
         const rest = same.filter((x) => x !== s);
@@ -494,6 +557,15 @@ export class TenantHead {
       if (values.size === 0) this.postings.delete(name);
     }
   }
+}
+
+/** a matcher with its test of a label's value */
+export type CompiledMatcher = Matcher & { test: (value: string) => boolean };
+
+/** whether a series' labels pass the matchers the postings could not answer */
+export function matchesRest(s: HeadSeries, rest: readonly CompiledMatcher[]): boolean {
+  for (const m of rest) if (!m.test(s.labels[m.name] ?? "")) return false;
+  return true;
 }
 
 /** a series' labels as [n0, v0, n1, v1, ...] in name order, made once */
@@ -560,7 +632,7 @@ function sameBits(a: number, b: number): boolean {
   return words[0] === words[2] && words[1] === words[3];
 }
 
-function intersect(a: number[], b: number[]): number[] {
+function intersect(a: readonly number[], b: readonly number[]): number[] {
   const out: number[] = [];
   let i = 0;
   let j = 0;

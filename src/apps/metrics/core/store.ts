@@ -9,10 +9,10 @@ import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
-import { collectGarbage } from "../../../platform/memory.ts";
+import { collectGarbage, giveBackMemory, memoryPacer } from "../../../platform/memory.ts";
 import { forEachRecord, openSegmentWal, type SegmentWal } from "../../../lib/segment-wal.ts";
 import { CheckpointError, listCheckpoints, readCheckpoint, writeCheckpoint } from "./checkpoint.ts";
-import { addChunk, closedMirror, cutChunk, NO_CHUNKS, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
+import { addChunk, closedMirror, cutChunk, matchesRest, NO_CHUNKS, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { replayWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SelectHints, SeriesSamples } from "./types.ts";
@@ -112,7 +112,11 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     // collected before the store serves, so it starts no bigger than it ran
     if (fromCheckpoint || replayed) collectGarbage();
   }
-  o.logger.info("metrics store ready", { series: [...heads.values()].reduce((n, h) => n + h.seriesCount, 0), ms: Math.round(performance.now() - started) });
+  o.logger.info("metrics store ready", {
+    series: [...heads.values()].reduce((n, h) => n + h.seriesCount, 0),
+    ms: Math.round(performance.now() - started),
+    rssMiB: Math.round(process.memoryUsage.rss() / 1048576),
+  });
 
   let flushing: Promise<void> | undefined;
   const flush = (all = false) => {
@@ -237,7 +241,8 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     async close() {
       clearInterval(timer);
       if (!wal) {
-        await flush(true);
+        // no data dir: the database is in memory and goes with the process; only what flush() is running finishes
+        await flushing?.catch(() => {});
         return;
       }
       await checkpointing;
@@ -281,8 +286,11 @@ function replay(dir: string, from: number, head: (tenant: string) => TenantHead,
   let records = 0;
   let samples = 0;
   const damaged: Array<{ segment: number; records: number; first: string }> = [];
+  // the records' decoded bytes are garbage at once: given back as the replay goes, not all at its end
+  const release = memoryPacer(64 * 1024 * 1024, 250, giveBackMemory);
   const problems = forEachRecord(dir, from, (payload, segment) => {
     records++;
+    release(payload.length * 4);
     try {
       replayRecord(payload);
     } catch (err) {
@@ -448,11 +456,17 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
       const maxt = clampTime(Math.ceil(anyMaxt));
       if (Number.isNaN(mint) || Number.isNaN(maxt) || maxt < mint) return true;
       const slicer = createTimeSlicer(QUERY_SLICE_MS);
-      const series = h.select(matchers);
+      // the ids, not the series: a million of them is no array of a million series made at once
+      const { ids, rest } = h.selectIds(matchers);
+      const slots = h.byId.slots;
       const { series: seriesBefore, samples: samplesBefore } = budget;
-      for (let i = 0; i < series.length; i++) {
-        const s = series[i]!;
-        if (s.firstT > maxt || s.lastT < mint) continue;
+      for (let i = 0; i < ids.length; i++) {
+        if ((i & 1023) === 1023) {
+          checkDeadline(budget);
+          await slicer.pause();
+        }
+        const s = slots[ids[i]!];
+        if (s === undefined || s.firstT > maxt || s.lastT < mint || (rest.length > 0 && !matchesRest(s, rest))) continue;
         // a sample after maxt (the newest one at or before it is in a chunk), or a newest value not known
         // (a series read from the database only): select reads the chunks
         if (s.lastT > maxt || !s.lastKnown) {
@@ -466,10 +480,6 @@ function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, bu
           // counted as loaded, as select counts them, and let go once aggregated
           holdSamples(budget, 1);
           visit(s.labels, s.lastV);
-        }
-        if ((i & 1023) === 1023) {
-          checkDeadline(budget);
-          await slicer.pause();
         }
       }
       budget.samples = samplesBefore;

@@ -374,11 +374,16 @@ export class XorAppender {
 
   /** an appender in the state exportState saved (the bytes are copied) */
   static fromState(state: ArrayLike<number>, bytes: Uint8Array): XorAppender {
-    const p = state[0]!;
-    if (!(p >= 2 && p === bytes.length) || !(state[3]! >= 0 && state[3]! <= MAX_XOR_CHUNK_SAMPLES)) throw new RangeError("not an XOR appender's state");
     // room past p, as the encoder keeps it: the pending bits are written there
-    const buf = new Uint8Array(Math.max(32, p + 16 + (p >> 2)));
+    const buf = new Uint8Array(Math.max(32, bytes.length + 16 + (bytes.length >> 2)));
     buf.set(bytes);
+    return XorAppender.adopt(state, buf, bytes.length);
+  }
+
+  /** an appender in the state exportState saved, whose first `length` bytes are in `buf` (kept, not copied; it needs room past them) */
+  static adopt(state: ArrayLike<number>, buf: Uint8Array, length: number): XorAppender {
+    const p = state[0]!;
+    if (!(p >= 2 && p === length && buf.length >= length + 16) || !(state[3]! >= 0 && state[3]! <= MAX_XOR_CHUNK_SAMPLES)) throw new RangeError("not an XOR appender's state");
     const a = new XorAppender(buf);
     const s = a.s;
     s.p = p;
