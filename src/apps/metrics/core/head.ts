@@ -252,7 +252,8 @@ export class TenantHead {
   /** series by the hash of the raw bytes of their labels in a push (label-hash.ts rawLabelsHash) */
   private readonly byRaw = new Map<number, HeadSeries>();
   /** label name -> value -> ids ascending */
-  private postings = new Map<string, Map<string, number[]>>();
+  /** label name -> value -> the ids of the series that have it: one id alone as a number (most values of ids, hosts), else ascending */
+  private postings = new Map<string, Map<string, Posting>>();
   private allIds: number[] = [];
   private nextId = 1;
   activeCount = 0;
@@ -343,10 +344,10 @@ export class TenantHead {
     // ids only grow, so appending keeps every postings list sorted
     if (this.allIds.length && this.allIds[this.allIds.length - 1]! > sid) {
       insertSorted(this.allIds, sid);
-      for (const l of sorted) insertSorted(this.postingsOf(l.name, l.value), sid);
+      for (const l of sorted) this.addPosting(l.name, l.value, sid, true);
     } else {
       this.allIds.push(sid);
-      for (const l of sorted) this.postingsOf(l.name, l.value).push(sid);
+      for (const l of sorted) this.addPosting(l.name, l.value, sid, false);
     }
     return s;
   }
@@ -367,12 +368,14 @@ export class TenantHead {
     return value;
   }
 
-  private postingsOf(name: string, value: string): number[] {
+  private addPosting(name: string, value: string, id: number, sorted: boolean): void {
     let values = this.postings.get(name);
     if (!values) this.postings.set(name, (values = new Map()));
-    let ids = values.get(value);
-    if (!ids) values.set(value, (ids = []));
-    return ids;
+    const ids = values.get(value);
+    if (ids === undefined) values.set(value, id);
+    else if (typeof ids === "number") values.set(value, ids < id ? [ids, id] : [id, ids]);
+    else if (sorted) insertSorted(ids, id);
+    else ids.push(id);
   }
 
   /** marks a series active (counting it) */
@@ -462,15 +465,15 @@ export class TenantHead {
     for (const matcher of matchers) {
       const m = { ...matcher, test: matcherPredicate(matcher) };
       let ids: readonly number[] | undefined;
-      if (m.type === "=" && m.value !== "") ids = this.postings.get(m.name)?.get(m.value) ?? [];
+      if (m.type === "=" && m.value !== "") ids = listOf(this.postings.get(m.name)?.get(m.value));
       else if (m.type === "=~" && !m.test("")) {
         const values = this.postings.get(m.name);
         const lists: number[][] = [];
         let total = 0;
         if (values) {
           for (const [value, list] of values) {
-            total += list.length;
-            if (m.test(value)) lists.push(list);
+            total += typeof list === "number" ? 1 : list.length;
+            if (m.test(value)) lists.push(listOf(list));
           }
         }
         // every value matches and every series has the label (a series has one value a name): all series
@@ -550,14 +553,21 @@ export class TenantHead {
     for (const [raw, s] of this.byRaw) if (ids.has(s.id)) this.byRaw.delete(raw);
     for (const [name, values] of this.postings) {
       for (const [value, list] of values) {
-        const kept = list.filter((id) => !ids.has(id));
-        if (kept.length) values.set(value, kept);
+        const kept = listOf(list).filter((id) => !ids.has(id));
+        if (kept.length > 1) values.set(value, kept);
+        else if (kept.length === 1) values.set(value, kept[0]!);
         else values.delete(value);
       }
       if (values.size === 0) this.postings.delete(name);
     }
   }
 }
+
+/** the series of one label pair: one id, or several ascending */
+type Posting = number | number[];
+
+/** a posting as a list (one id becomes a list of one) */
+const listOf = (p: Posting | undefined): number[] => (p === undefined ? [] : typeof p === "number" ? [p] : p);
 
 /** a matcher with its test of a label's value */
 export type CompiledMatcher = Matcher & { test: (value: string) => boolean };

@@ -288,13 +288,32 @@ const one = { t: new Float64Array(1), v: oneV, bits: new Uint32Array(oneV.buffer
 /** how many numbers XorAppender.exportState writes */
 export const XOR_STATE_FIELDS = 10;
 
-/** builds one XOR chunk a sample at a time; bytes() may be called at any point */
-export class XorAppender {
-  private readonly s: EncoderState;
+/**
+ * builds one XOR chunk a sample at a time; bytes() may be called at any
+ * point. The appender is its own encoder state (one object per open chunk,
+ * not two: a million series have one each); its fields are the encoder's.
+ */
+export class XorAppender implements EncoderState {
+  buf: Uint8Array;
+  p = 2;
+  acc = 0;
+  nacc = 0;
+  n = 0;
+  lastT = 0;
+  tDelta = 0;
+  vHi = 0;
+  vLo = 0;
+  leading = NO_WINDOW;
+  trailing = 0;
 
   /** initialBytes: a capacity hint (the buffer grows as needed), or the buffer itself */
   constructor(initialBytes: number | Uint8Array = 128) {
-    this.s = newState(typeof initialBytes === "number" ? new Uint8Array(Math.max(32, initialBytes | 0)) : initialBytes);
+    this.buf = typeof initialBytes === "number" ? new Uint8Array(Math.max(32, initialBytes | 0)) : initialBytes;
+  }
+
+  /** this appender as the encoder's state */
+  private get s(): EncoderState {
+    return this;
   }
 
   /** samples appended so far */
@@ -401,8 +420,16 @@ export class XorAppender {
 
   /** empties the appender for a new chunk, keeping its buffer */
   reset(): void {
-    const buf = this.s.buf;
-    Object.assign(this.s, newState(buf));
+    this.p = 2;
+    this.acc = 0;
+    this.nacc = 0;
+    this.n = 0;
+    this.lastT = 0;
+    this.tDelta = 0;
+    this.vHi = 0;
+    this.vLo = 0;
+    this.leading = NO_WINDOW;
+    this.trailing = 0;
   }
 }
 
