@@ -335,7 +335,8 @@ async function runOther(name: "victoria" | "prometheus"): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `outpost-metrics-scale-${name}-`));
   const port = freePort();
   let args: string[];
-  if (name === "victoria") args = ["-storageDataPath", dir, "-httpListenAddr", `127.0.0.1:${port}`, "-retentionPeriod", "100y", "-search.latencyOffset", "0s"];
+  // VictoriaMetrics refuses a query over more than 300,000 series unless told
+  if (name === "victoria") args = ["-storageDataPath", dir, "-httpListenAddr", `127.0.0.1:${port}`, "-retentionPeriod", "100y", "-search.latencyOffset", "0s", "-search.maxUniqueTimeseries", String(SERIES * 2)];
   else {
     writeFileSync(join(dir, "prometheus.yml"), "global: {}\n");
     mkdirSync(join(dir, "tsdb"));

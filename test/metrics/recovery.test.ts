@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ingest } from "../../src/apps/metrics/core/ingest.ts";
+import { packWriteRequest, unpackWriteRequest } from "../../src/apps/metrics/core/push-decode.ts";
 import { decodeWriteRequest, replayWriteRequest, uncompressBody, type LabelPair } from "../../src/apps/metrics/core/remote-write.ts";
 import { newBudget, openMetricsStore, type MetricsStore } from "../../src/apps/metrics/core/store.ts";
 import type { MetricsLimits } from "../../src/apps/metrics/core/types.ts";
@@ -179,6 +180,21 @@ describe("replayWriteRequest", () => {
         sample: (s, t, v, stale) => s.samples.push([t, v, stale]),
       });
       expect(got).toEqual(want);
+      // packed on a decoding worker and unpacked on the event loop: the same request, labels skipped alike
+      const known = (key: number) => key % 2 === 0;
+      expect(unpackWriteRequest(packWriteRequest(raw), known)).toEqual(decodeWriteRequest(raw, known));
     }
+  });
+
+  it("a packed request carries metadata, exemplars and histograms as decodeWriteRequest counts them", () => {
+    // WriteRequest { timeseries { labels {a=b} samples {1.5, 7} exemplars {} histograms {} } metadata {type 1, "m", help "h", unit "u"} }
+    const label = [0x0a, 0x06, 0x0a, 0x01, 0x61, 0x12, 0x01, 0x62];
+    const sample = [0x12, 0x0b, 0x09, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f, 0x10, 0x07];
+    const series = [...label, ...sample, 0x1a, 0x00, 0x22, 0x00];
+    const metadata = [0x08, 0x01, 0x12, 0x01, 0x6d, 0x22, 0x01, 0x68, 0x2a, 0x01, 0x75];
+    const raw = new Uint8Array([0x0a, series.length, ...series, 0x1a, metadata.length, ...metadata]);
+    const want = decodeWriteRequest(raw);
+    expect(want.timeseries[0]).toMatchObject({ labels: [{ name: "a", value: "b" }], samples: [{ value: 1.5, timestampMs: 7 }], exemplars: 1, histograms: 1 });
+    expect(unpackWriteRequest(packWriteRequest(raw))).toEqual(want);
   });
 });

@@ -25,6 +25,7 @@ import { newBudget, openMetricsStore } from "./core/store.ts";
 import { openMetricsTenants } from "./core/tenants.ts";
 import type { SampleToWrite } from "./core/types.ts";
 import { createUserStats } from "./core/user-stats.ts";
+import type { TaskRunner } from "../../lib/tasks.ts";
 import { renderMetricsError } from "./render-error.ts";
 import { registerAdminApi } from "./routes/admin.ts";
 import { registerLimitsRoutes } from "./routes/limits.ts";
@@ -42,6 +43,8 @@ export interface MetricsDeps {
   now?: () => number;
   /** where a generated admin token is shown once (default: standard error, never the log) */
   announce?: (text: string) => void;
+  /** the ingest decoder's workers (server.ts): large pushes are decoded there */
+  decoder?: TaskRunner | undefined;
 }
 
 export interface MetricsApp {
@@ -99,7 +102,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   registerAdminApi(app, { tenants, adminToken, defaults: m.limits });
   registerLimitsRoutes(app, { limits, gate: tenants });
   registerUserStats(app, userStats, tenants);
-  registerPush(app, { ...ingestDeps, gate: tenants, maxRecvMsgSize: config.server.max_recv_msg_size });
+  registerPush(app, { ...ingestDeps, gate: tenants, maxRecvMsgSize: config.server.max_recv_msg_size, decoder: deps.decoder });
   registerQueries(app, {
     store, limits, gate: tenants, now,
     concurrency: createSemaphore(m.querier.max_concurrent),

@@ -246,13 +246,16 @@ export function encodeWriteRequest(request: { timeseries: Array<{ labels: LabelP
 
 const STALE_BITS = { low: 2, high: 0x7ff00000 };
 
-/** what replayWriteRequest calls back for each series of a request and each of its samples */
-export interface ReplaySink<S> {
-  /** the series whose labels' raw bytes hash to `rawKey` and `check` (as decodeWriteRequest makes them), if known */
-  known(rawKey: number, check: number): S | undefined;
-  /** a series not known by its raw key: its labels as sent */
-  make(rawKey: number, check: number, labels: LabelPair[]): S;
+/** what walkWriteRequest calls back for each series of a request, each of its samples, and each metadata entry */
+export interface WalkSink<S> {
+  /**
+   * a series: the hash of its label fields' raw bytes and its check (as
+   * decodeWriteRequest makes them), where the label fields are ([start, end)
+   * pairs: labelsFrom decodes them), and its exemplars and histograms (counted)
+   */
+  series(rawKey: number, check: number, ranges: readonly number[], exemplars: number, histograms: number): S;
   sample(series: S, timestampMs: number, value: number, stale: boolean): void;
+  metadata?(m: WriteRequest["metadata"][number]): void;
 }
 
 let at = 0;
@@ -271,95 +274,121 @@ function varint32(buf: Uint8Array, end: number): number {
   }
 }
 
+function skipField(buf: Uint8Array, wire: number, end: number): void {
+  if (wire === 0) varint32(buf, end);
+  else if (wire === 1) at += 8;
+  else if (wire === 2) {
+    // not `at += varint32(...)`: that adds to the position before the length was read
+    const n = varint32(buf, end);
+    at += n;
+  } else if (wire === 5) at += 4;
+  else throw new Error(`invalid wire type ${wire}`);
+  if (at > end) throw new Error("index out of range");
+}
+
+function readText(buf: Uint8Array, end: number): string {
+  const n = varint32(buf, end);
+  if (at + n > end) throw new Error("index out of range");
+  const s = utf8Decoder.decode(buf.subarray(at, at + n));
+  at += n;
+  return s;
+}
+
+const utf8Decoder = new TextDecoder();
+
+/** the label pairs of label fields at `ranges` ([start, end) of each Label message) */
+export function labelsFrom(raw: Uint8Array, ranges: readonly number[]): LabelPair[] {
+  const labels: LabelPair[] = [];
+  for (let i = 0; i < ranges.length; i += 2) {
+    at = ranges[i]!;
+    const stop = ranges[i + 1]!;
+    let name = "";
+    let value = "";
+    while (at < stop) {
+      const t = varint32(raw, stop);
+      if (t === 10) name = readText(raw, stop);
+      else if (t === 18) value = readText(raw, stop);
+      else skipField(raw, t & 7, stop);
+    }
+    labels.push({ name, value });
+  }
+  return labels;
+}
+
 /**
- * Walks an uncompressed WriteRequest written by this store (the write-ahead
- * log's records) without building an object per series or sample: the same
- * raw keys, labels and samples decodeWriteRequest gives, straight to `sink`.
- * Metadata, exemplars and histograms are skipped.
+ * Walks an uncompressed WriteRequest without protobufjs and without an
+ * object per series or sample: the same series (raw keys, label fields) and
+ * samples decodeWriteRequest gives, to `sink`. Throws on malformed input
+ * (decodeWriteRequest then gives the message to answer with).
  */
-export function replayWriteRequest<S>(raw: Uint8Array, sink: ReplaySink<S>): void {
-  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+export function walkWriteRequest<S>(raw: Uint8Array, sink: WalkSink<S>): void {
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const len = raw.length;
   at = 0;
-  const skip = (wire: number, end: number) => {
-    if (wire === 0) varint32(raw, end);
-    else if (wire === 1) at += 8;
-    else if (wire === 2) {
-      // not `at += varint32(...)`: that adds to the position before the length was read
-      const n = varint32(raw, end);
-      at += n;
-    }
-    else if (wire === 5) at += 4;
-    else throw new Error(`invalid wire type ${wire}`);
-    if (at > end) throw new Error("index out of range");
-  };
   const ranges: number[] = [];
   while (at < len) {
     const tag = varint32(raw, len);
+    if (tag === 26 && sink.metadata) {
+      const end = varint32(raw, len) + at;
+      if (end > len) throw new Error("index out of range");
+      const m = { type: 0, metricFamilyName: "", help: "", unit: "" };
+      while (at < end) {
+        const t = varint32(raw, end);
+        if (t === 8) m.type = varint32(raw, end) | 0;
+        else if (t === 18) m.metricFamilyName = readText(raw, end);
+        else if (t === 34) m.help = readText(raw, end);
+        else if (t === 42) m.unit = readText(raw, end);
+        else skipField(raw, t & 7, end);
+      }
+      sink.metadata(m);
+      continue;
+    }
     if (tag !== 10) {
-      skip(tag & 7, len);
+      skipField(raw, tag & 7, len);
       continue;
     }
     const end = varint32(raw, len) + at;
     if (end > len) throw new Error("index out of range");
-    // first pass: the label fields (the raw key) and where the samples are
+    // first pass: the label fields (the raw key), exemplars and histograms
     ranges.length = 0;
     let keyStart = -1;
     let keyEnd = -1;
     let contiguous = true;
+    let exemplars = 0;
+    let histograms = 0;
     const seriesStart = at;
     while (at < end) {
       const tagAt = at;
       const t = varint32(raw, end);
       if ((t & 7) !== 2) {
-        skip(t & 7, end);
+        skipField(raw, t & 7, end);
         continue;
       }
       const n = varint32(raw, end);
       const start = at;
       at += n;
       if (at > end) throw new Error("index out of range");
-      if (t >>> 3 === 1) {
+      const field = t >>> 3;
+      if (field === 1) {
         if (keyStart < 0) keyStart = tagAt;
         else if (keyEnd !== tagAt) contiguous = false;
         keyEnd = at;
         ranges.push(start, at);
-      }
+      } else if (field === 3) exemplars++;
+      else if (field === 4) histograms++;
     }
     const rawKey = rawLabelsHash(raw, ranges, contiguous, keyStart, keyEnd);
-    const check = rawCheck;
-    let series = sink.known(rawKey, check);
-    if (series === undefined) {
-      const labels: LabelPair[] = [];
-      for (let i = 0; i < ranges.length; i += 2) {
-        at = ranges[i]!;
-        const stop = ranges[i + 1]!;
-        let name = "";
-        let value = "";
-        while (at < stop) {
-          const t = varint32(raw, stop);
-          if (t === 10 || t === 18) {
-            const n = varint32(raw, stop);
-            const s = bytes.toString("utf8", at, at + n);
-            at += n;
-            if (t === 10) name = s;
-            else value = s;
-          } else skip(t & 7, stop);
-        }
-        labels.push({ name, value });
-      }
-      series = sink.make(rawKey, check, labels);
-    }
+    const series = sink.series(rawKey, rawCheck, ranges, exemplars, histograms);
     // second pass: the samples
     at = seriesStart;
     while (at < end) {
       const t = varint32(raw, end);
       if (t !== 18) {
-        skip(t & 7, end);
+        skipField(raw, t & 7, end);
         continue;
       }
       const stop = varint32(raw, end) + at;
+      if (stop > end) throw new Error("index out of range");
       let value = 0;
       let timestampMs = 0;
       let stale = false;
@@ -367,16 +396,41 @@ export function replayWriteRequest<S>(raw: Uint8Array, sink: ReplaySink<S>): voi
         const f = varint32(raw, stop);
         if (f === 9) {
           if (at + 8 > stop) throw new Error("index out of range");
+          // little-endian double: the stale marker is 02 00 00 00 00 00 f0 7f
           stale = raw[at] === 2 && raw[at + 1] === 0 && raw[at + 2] === 0 && raw[at + 3] === 0 && raw[at + 4] === 0 && raw[at + 5] === 0 && raw[at + 6] === 0xf0 && raw[at + 7] === 0x7f;
           value = view.getFloat64(at, true);
           at += 8;
         } else if (f === 16) timestampMs = varintInt64(raw, stop);
-        else skip(f & 7, stop);
+        else skipField(raw, f & 7, stop);
       }
       sink.sample(series, timestampMs, value, stale);
     }
     at = end;
   }
+}
+
+/** what replayWriteRequest calls back for each series of a request and each of its samples */
+export interface ReplaySink<S> {
+  /** the series whose labels' raw bytes hash to `rawKey` and `check` (as decodeWriteRequest makes them), if known */
+  known(rawKey: number, check: number): S | undefined;
+  /** a series not known by its raw key: its labels as sent */
+  make(rawKey: number, check: number, labels: LabelPair[]): S;
+  sample(series: S, timestampMs: number, value: number, stale: boolean): void;
+}
+
+/** walks a request (the write-ahead log's records), decoding the labels only of series `known` does not know */
+export function replayWriteRequest<S>(raw: Uint8Array, sink: ReplaySink<S>): void {
+  walkWriteRequest<S>(raw, {
+    series(rawKey, check, ranges) {
+      const found = sink.known(rawKey, check);
+      if (found !== undefined) return found;
+      const resume = at;
+      const labels = labelsFrom(raw, ranges);
+      at = resume;
+      return sink.make(rawKey, check, labels);
+    },
+    sample: sink.sample,
+  });
 }
 
 /** an int64 varint as a number, as readInt64 reads it */

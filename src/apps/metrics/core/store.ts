@@ -147,6 +147,8 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       lastCheckpoint = { written, at: Date.now() };
       for (const old of listCheckpoints(dir)) if (old.segment < segment) rmSync(old.file, { force: true });
       log.truncateBefore(segment);
+      // its buffers and strings are garbage now
+      giveBackMemory();
       o.logger.debug("metrics store checkpoint written", { segment, series: done.series, bytes: done.bytes, ms: Math.round(performance.now() - t0) });
     };
     const p = run()

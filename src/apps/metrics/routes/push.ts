@@ -4,13 +4,16 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { ingest, type IngestDeps } from "../core/ingest.ts";
-import { decodeWriteRequest, uncompressBody } from "../core/remote-write.ts";
+import type { TaskRunner } from "../../../lib/tasks.ts";
+import { decodeWriteOn } from "../core/push-decode.ts";
 import { tenantOf, type TenantGate } from "./tenant.ts";
 
 export interface PushDeps extends IngestDeps {
   gate: TenantGate;
   /** largest decoded body (server.max_recv_msg_size) */
   maxRecvMsgSize: number;
+  /** where large bodies are decoded (a worker of its own); undefined: on the event loop */
+  decoder?: TaskRunner | undefined;
 }
 
 const PUSH_PATHS = new Set(["/api/v1/push", "/api/prom/push"]);
@@ -52,7 +55,7 @@ export function registerPush(app: Hono, deps: PushDeps): void {
     const raw = new Uint8Array(await c.req.arrayBuffer());
     // series the tenant's head knows by their raw labels are not decoded into strings again
     const head = deps.store.peek(tenant);
-    const request = decodeWriteRequest(uncompressBody(raw, deps.maxRecvMsgSize), head ? (key, check) => head.findRaw(key, check) !== undefined : undefined);
+    const request = await decodeWriteOn(deps.decoder, raw, deps.maxRecvMsgSize, head ? (key, check) => head.findRaw(key, check) !== undefined : undefined);
     const result = ingest(deps, tenant, request, raw);
     if (result.status === 200) return c.body(null, 200);
     throw new ApiError(result.status, result.message ?? "", result.status === 429 ? { headers: retryHeaders(c) } : {});

@@ -1,0 +1,162 @@
+// Remote-write pushes decoded off the event loop (issue 19): inflating a
+// snappy body and walking its protobuf were half of the event loop's time
+// under full-speed ingest. A worker of the ingest decoder (server.ts: one of
+// its own, shared with the log store's pushes) does both and sends the
+// request back packed: the protobuf bytes, and per series the hash of its
+// label fields' bytes, where those fields are, and its samples as typed
+// arrays (all moved, not copied). The event loop then decodes the labels of
+// the series its head does not know by their bytes, and nothing else.
+// Small bodies, and any body when no worker can run it, are decoded here;
+// both paths give the same request and the same errors.
+import { ApiError } from "../../../lib/errors.ts";
+import type { TaskFn, TaskRunner } from "../../../lib/tasks.ts";
+import { memoryPacer } from "../../../platform/memory.ts";
+import { decodeWriteRequest, labelsFrom, uncompressBody, walkWriteRequest, type Sample, type WriteRequest, type WriteSeries } from "./remote-write.ts";
+
+/** bodies from this size up are decoded on a worker (below it, the round trip costs more than the walk) */
+export const OFF_THREAD_BYTES = 16 * 1024;
+
+/** a WriteRequest as numbers, over its protobuf bytes */
+export interface PackedWrite {
+  raw: Uint8Array;
+  keys: Float64Array;
+  checks: Uint32Array;
+  /** series i's label fields are ranges[rangeEnd[i-1] .. rangeEnd[i]) ([start, end) pairs into raw) */
+  rangeEnd: Uint32Array;
+  ranges: Uint32Array;
+  /** series i's samples are [sampleEnd[i-1], sampleEnd[i]) of ts, values and stale */
+  sampleEnd: Uint32Array;
+  ts: Float64Array;
+  values: Float64Array;
+  stale: Uint8Array;
+  exemplars: Uint32Array;
+  histograms: Uint32Array;
+  metadata: WriteRequest["metadata"];
+}
+
+/** the request of an uncompressed body, packed (throws on malformed protobuf) */
+export function packWriteRequest(raw: Uint8Array): PackedWrite {
+  const keys: number[] = [];
+  const checks: number[] = [];
+  const rangeEnd: number[] = [];
+  const ranges: number[] = [];
+  const sampleEnd: number[] = [];
+  const ts: number[] = [];
+  const values: number[] = [];
+  const stale: number[] = [];
+  const exemplars: number[] = [];
+  const histograms: number[] = [];
+  const metadata: WriteRequest["metadata"] = [];
+  walkWriteRequest<number>(raw, {
+    series(key, check, labelRanges, ex, hist) {
+      if (keys.length > 0) sampleEnd.push(ts.length);
+      keys.push(key);
+      checks.push(check);
+      for (const r of labelRanges) ranges.push(r);
+      rangeEnd.push(ranges.length);
+      exemplars.push(ex);
+      histograms.push(hist);
+      return 0;
+    },
+    sample(_s, t, v, isStale) {
+      ts.push(t);
+      values.push(v);
+      stale.push(isStale ? 1 : 0);
+    },
+    metadata: (m) => metadata.push(m),
+  });
+  if (keys.length > 0) sampleEnd.push(ts.length);
+  return {
+    raw,
+    keys: Float64Array.from(keys),
+    checks: Uint32Array.from(checks),
+    rangeEnd: Uint32Array.from(rangeEnd),
+    ranges: Uint32Array.from(ranges),
+    sampleEnd: Uint32Array.from(sampleEnd),
+    ts: Float64Array.from(ts),
+    values: Float64Array.from(values),
+    stale: Uint8Array.from(stale),
+    exemplars: Uint32Array.from(exemplars),
+    histograms: Uint32Array.from(histograms),
+    metadata,
+  };
+}
+
+const NO_LABELS: WriteSeries["labels"] = [];
+
+/** the request again; the labels of the series `known` knows by their bytes are not decoded (as decodeWriteRequest) */
+export function unpackWriteRequest(p: PackedWrite, known?: (rawKey: number, check: number) => boolean): WriteRequest {
+  const n = p.keys.length;
+  const timeseries = new Array<WriteSeries>(n);
+  let rangeAt = 0;
+  let sampleAt = 0;
+  for (let i = 0; i < n; i++) {
+    const rawKey = p.keys[i]!;
+    const rawCheck = p.checks[i]!;
+    const rangeTo = p.rangeEnd[i]!;
+    const sampleTo = p.sampleEnd[i]!;
+    const skip = known?.(rawKey, rawCheck) === true;
+    const labels = skip ? NO_LABELS : labelsFrom(p.raw, Array.from(p.ranges.subarray(rangeAt, rangeTo)));
+    const samples = new Array<Sample>(sampleTo - sampleAt);
+    for (let k = sampleAt; k < sampleTo; k++) {
+      samples[k - sampleAt] = p.stale[k] === 1 ? { value: p.values[k]!, timestampMs: p.ts[k]!, stale: true } : { value: p.values[k]!, timestampMs: p.ts[k]! };
+    }
+    timeseries[i] = { labels, rawKey, rawCheck, labelsSkipped: skip, samples, exemplars: p.exemplars[i]!, histograms: p.histograms[i]! };
+    rangeAt = rangeTo;
+    sampleAt = sampleTo;
+  }
+  return { timeseries, metadata: p.metadata };
+}
+
+interface DecodeWriteInput {
+  body: Uint8Array;
+  maxBytes: number;
+}
+
+/** the packed request, a refusal to answer with, or `walk: false` (decodeWriteRequest words the problem) */
+type Decoded = { packed: PackedWrite } | { error: { status: number; message: string } } | { walk: false };
+
+/** a decoding worker's garbage given back as on the event loop */
+const release = memoryPacer(32 * 1024 * 1024, 250);
+
+export const metricsPushTasks: Record<string, TaskFn> = {
+  decodeWrite(input: DecodeWriteInput) {
+    release(input.body.length * 4);
+    let raw: Uint8Array;
+    try {
+      raw = uncompressBody(input.body, input.maxBytes);
+    } catch (err) {
+      if (err instanceof ApiError) return { result: { error: { status: err.status, message: err.message } } satisfies Decoded };
+      throw err;
+    }
+    let packed: PackedWrite;
+    try {
+      packed = packWriteRequest(raw);
+    } catch {
+      return { result: { walk: false } satisfies Decoded };
+    }
+    const p = packed;
+    const transfer = [p.raw, p.keys, p.checks, p.rangeEnd, p.ranges, p.sampleEnd, p.ts, p.values, p.stale, p.exemplars, p.histograms].map((a) => a.buffer as ArrayBuffer);
+    return { result: { packed } satisfies Decoded, transfer: [...new Set(transfer)] };
+  },
+};
+
+/**
+ * A push body's WriteRequest: decoded on a worker of `decoder` when the
+ * body is large and the decoder has workers, here otherwise (and when the
+ * worker fails or cannot walk the body: decodeWriteRequest words the error).
+ */
+export async function decodeWriteOn(decoder: TaskRunner | undefined, body: Uint8Array, maxBytes: number, known?: (rawKey: number, check: number) => boolean): Promise<WriteRequest> {
+  const here = () => decodeWriteRequest(uncompressBody(body, maxBytes), known);
+  if (!decoder || decoder.inline || body.length < OFF_THREAD_BYTES) return here();
+  let decoded: Decoded;
+  try {
+    // the body is copied to the worker: the event loop keeps it for the write-ahead log
+    decoded = await decoder.run<Decoded>("decodeWrite", { body, maxBytes } satisfies DecodeWriteInput);
+  } catch {
+    return here();
+  }
+  if ("error" in decoded) throw new ApiError(decoded.error.status, decoded.error.message);
+  if ("walk" in decoded) return here();
+  return unpackWriteRequest(decoded.packed, known);
+}
