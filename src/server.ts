@@ -7,6 +7,7 @@ import { createLifecycle, type Lifecycle } from "./lib/lifecycle.ts";
 import type { Logger } from "./lib/logger.ts";
 import { adminFiles } from "./platform/embedded.ts";
 import { listen, timeoutLimits, type FetchHandler, type Listener } from "./platform/listen.ts";
+import { skipHeapSpaceWalks } from "./platform/memory.ts";
 import { createTaskPool, poolSize } from "./platform/workers.ts";
 
 export type ServiceName = "dashboard" | "logs" | "metrics" | "logs proxy";
@@ -47,6 +48,8 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   }
   const [modules, admin] = loaded.value;
   const listeners: Array<[ServiceName, Listener]> = [];
+  // before any registry registers prom-client's default metrics: no heap walk at every scrape on Bun
+  await skipHeapSpaceWalks();
   // one pool of worker threads for the process (queries, chunk encoding), started on the first task
   const pool = createTaskPool({ threads: config.server.worker_threads, logger });
   // and one worker of its own that decodes large pushes (push-tasks.ts): a push never waits behind

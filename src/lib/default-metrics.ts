@@ -2,10 +2,14 @@
 // for a store's registry, registered off the start's critical path:
 // registering them probes v8.getHeapSpaceStatistics(), which on Bun is a walk
 // of the whole heap (tens of milliseconds per registry while the program
-// loads), and starts the event-loop delay monitor. They are registered at the
+// loads; half a second at a scrape with a million metrics series: on Bun it
+// is made to fail at start, as prom-client expects of Bun: server.ts and
+// platform/memory.ts skipHeapSpaceWalks), and
+// starts the event-loop delay monitor. They are registered at the
 // first scrape or a second after the registry is made, whichever comes first,
 // so every scrape shows them.
 import { collectDefaultMetrics, type Registry } from "prom-client";
+
 
 /** registering them later than this would leave the event-loop lag histogram too few samples at a first scrape */
 const REGISTER_AFTER_MS = 1_000;
