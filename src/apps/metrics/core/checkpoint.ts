@@ -27,6 +27,7 @@
 import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "../../../lib/crc32.ts";
+import { utf8Slice } from "../../../lib/utf8-slice.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { writeAllSync } from "../../../lib/write-all.ts";
 import { addChunk, type ClosedChunk, type HeadSeries, type TenantHead } from "./head.ts";
@@ -114,11 +115,13 @@ class Out {
     this.buf[this.at++] = n;
   }
 
-  bytes(b: Uint8Array): void {
-    this.varint(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.at);
-    this.at += b.length;
+  /** the first n bytes of b (all of them by default), after their length */
+  bytes(b: Uint8Array, n = b.length): void {
+    this.varint(n);
+    this.room(n);
+    // Buffer#copy takes a range: no view made per chunk
+    Buffer.prototype.copy.call(b, this.buf, this.at, 0, n);
+    this.at += n;
   }
 
   string(s: string): void {
@@ -173,9 +176,9 @@ function writeSeries(out: Out, s: HeadSeries): void {
   if (open) {
     out.f64(s.openMinT);
     out.f64(s.openedAt);
-    const bytes = open.exportState(state);
+    const buf = open.exportState(state);
     for (let i = 0; i < XOR_STATE_FIELDS; i++) out.f64(state[i]!);
-    out.bytes(bytes);
+    out.bytes(buf, state[0]!);
   }
   out.varint(s.closed.length);
   for (const c of s.closed) {
@@ -277,12 +280,6 @@ function syncDir(dir: string): void {
 /** a checkpoint that cannot be read: the reason names what is wrong */
 export class CheckpointError extends Error {}
 
-/** a UTF-8 slice as a string: Buffer#utf8Slice (no argument checks: a million short strings) where the runtime has it */
-const utf8: (b: Buffer, from: number, to: number) => string =
-  typeof (Buffer.prototype as { utf8Slice?: unknown }).utf8Slice === "function"
-    ? (b, from, to) => (b as Buffer & { utf8Slice(from: number, to: number): string }).utf8Slice(from, to)
-    : (b, from, to) => b.toString("utf8", from, to);
-
 /** the file read in windows of WINDOW bytes: a checkpoint is never in memory whole */
 const WINDOW = 8 << 20;
 
@@ -381,7 +378,7 @@ class In {
   string(): string {
     const n = this.varint();
     this.need(n);
-    const s = utf8(this.buf, this.at, this.at + n);
+    const s = utf8Slice(this.buf, this.at, this.at + n);
     this.at += n;
     return s;
   }

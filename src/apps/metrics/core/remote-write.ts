@@ -5,6 +5,7 @@ import snappy from "snappyjs";
 import { chargedSize, countProtobufItems, type ItemShape, LEAF } from "../../../lib/decoded-budget.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { snappyDecodedLength, snappyUncompress } from "../../../lib/snappy.ts";
+import { utf8Slice } from "../../../lib/utf8-slice.ts";
 
 import { rawCheck, rawLabelsHash, type LabelPair } from "./label-hash.ts";
 
@@ -289,12 +290,11 @@ function skipField(buf: Uint8Array, wire: number, end: number): void {
 function readText(buf: Uint8Array, end: number): string {
   const n = varint32(buf, end);
   if (at + n > end) throw new Error("index out of range");
-  const s = utf8Decoder.decode(buf.subarray(at, at + n));
+  const s = utf8Slice(buf, at, at + n);
   at += n;
   return s;
 }
 
-const utf8Decoder = new TextDecoder();
 
 /** the label pairs of label fields at `ranges` ([start, end) of each Label message) */
 export function labelsFrom(raw: Uint8Array, ranges: readonly number[]): LabelPair[] {

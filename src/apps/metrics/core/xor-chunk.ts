@@ -373,8 +373,10 @@ export class XorAppender implements EncoderState {
 
   /**
    * the appender's state, to be saved (a checkpoint): the numbers of
-   * XOR_STATE_FIELDS into `into`, and a view of the bytes encoded so far
-   * (valid until the next append); fromState makes the same appender again
+   * XOR_STATE_FIELDS into `into`, and its buffer, whose first into[0] bytes
+   * are the chunk so far (valid until the next append; no view is made: a
+   * checkpoint saves a million of them); fromState makes the same appender
+   * again
    */
   exportState(into: Float64Array): Uint8Array {
     const s = this.s;
@@ -388,7 +390,7 @@ export class XorAppender implements EncoderState {
     into[7] = s.vLo;
     into[8] = s.leading;
     into[9] = s.trailing;
-    return s.buf.subarray(0, s.p);
+    return s.buf;
   }
 
   /** an appender in the state exportState saved (the bytes are copied) */
