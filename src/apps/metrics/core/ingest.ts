@@ -7,6 +7,7 @@
 import type { TokenBuckets } from "../../../lib/token-bucket.ts";
 import { type AppendResult, type HeadSeries, type TenantHead } from "./head.ts";
 import { encodeWriteRequest, type LabelPair, type Sample, type WriteRequest, type WriteSeries } from "./remote-write.ts";
+import type { PackedWrite } from "./push-decode.ts";
 import type { MetricsStore } from "./store.ts";
 import type { MetricsLimitsSource } from "./types.ts";
 import { futureSampleProblem, seriesText, validateLabels } from "./validate.ts";
@@ -174,6 +175,73 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     deps.counters.ingested(tenant, appended);
   }
   return firstError === undefined ? { status: 200 } : { status: 400, message: firstError };
+}
+
+/**
+ * The common push, stored straight from its packed form (push-decode.ts):
+ * every series known by its raw labels, validated against these limits,
+ * active, with samples newer than its newest, in order, within the grace
+ * period and the head's window. Nothing in it can then be refused but by the
+ * rate limit, so it is stored exactly as ingest() would store it, without
+ * an object per series or sample. Undefined when the push is not all that
+ * (then ingest() takes it, unpacked) or the rate limit refuses it (ingest()
+ * words the refusal).
+ */
+export function ingestPacked(deps: IngestDeps, tenant: string, p: PackedWrite, raw: Uint8Array): IngestResult | undefined {
+  const head = deps.store.peek(tenant);
+  const n = p.keys.length;
+  if (!head || n === 0) return undefined;
+  const limits = deps.limits.of(tenant);
+  const now = deps.now();
+  const latest = Math.min(now + limits.creation_grace_period, Number.MAX_SAFE_INTEGER);
+  // the head's window as it will be after the push's newest sample (samples are checked against it as they are appended)
+  let newest = head.maxT;
+  for (let k = 0; k < p.ts.length; k++) if (p.ts[k]! > newest) newest = p.ts[k]!;
+  const oldest = Math.max(newest - HOUR, MIN_SAMPLE_T);
+  const found = new Array<HeadSeries>(n);
+  // each series' newest sample as the push goes (a series named twice must go on in order): kept in
+  // lastT while checking, and put back after
+  const lastBefore = new Float64Array(n);
+  let checked = 0;
+  let ok = true;
+  let from = 0;
+  for (let i = 0; i < n && ok; i++) {
+    const to = p.sampleEnd[i]!;
+    const s = head.findRaw(p.keys[i]!, p.checks[i]!);
+    if (s === undefined || to === from || s.validatedWith !== limits || !s.active) break;
+    let last = s.lastT;
+    for (let k = from; k < to && ok; k++) {
+      const t = p.ts[k]!;
+      if (t <= last || t > latest || t < oldest) ok = false;
+      last = t;
+    }
+    found[i] = s;
+    lastBefore[i] = s.lastT;
+    s.lastT = last;
+    checked = i + 1;
+    from = to;
+  }
+  for (let i = checked - 1; i >= 0; i--) found[i]!.lastT = lastBefore[i]!;
+  if (!ok || checked < n) return undefined;
+  const total = p.ts.length;
+  const cost = total + p.metadata.length;
+  if (!deps.buckets.allow(tenant, cost, limits.ingestion_rate, limits.ingestion_burst_size)) return undefined;
+  deps.counters.received(tenant, total);
+  for (const m of p.metadata) {
+    if (m.metricFamilyName) head.metadata.set(m.metricFamilyName, { type: METRIC_TYPES[m.type] ?? "unknown", help: m.help, unit: m.unit });
+  }
+  deps.store.walSegment();
+  from = 0;
+  for (let i = 0; i < n; i++) {
+    const s = found[i]!;
+    const to = p.sampleEnd[i]!;
+    for (let k = from; k < to; k++) head.append(s, p.ts[k]!, p.values[k]!, now, p.stale[k] === 1);
+    head.activate(s, now);
+    from = to;
+  }
+  deps.store.logWrite(tenant, raw);
+  deps.counters.ingested(tenant, total);
+  return { status: 200 };
 }
 
 interface Valid {

@@ -141,13 +141,17 @@ export const metricsPushTasks: Record<string, TaskFn> = {
   },
 };
 
+/** a push decoded: packed by a worker (unpackWriteRequest makes the request), or the request itself */
+export type DecodedWrite = { packed: PackedWrite } | { request: WriteRequest };
+
 /**
  * A push body's WriteRequest: decoded on a worker of `decoder` when the
- * body is large and the decoder has workers, here otherwise (and when the
- * worker fails or cannot walk the body: decodeWriteRequest words the error).
+ * body is large and the decoder has workers (and left packed), here
+ * otherwise (and when the worker fails or cannot walk the body:
+ * decodeWriteRequest words the error). `known` is asked here.
  */
-export async function decodeWriteOn(decoder: TaskRunner | undefined, body: Uint8Array, maxBytes: number, known?: (rawKey: number, check: number) => boolean): Promise<WriteRequest> {
-  const here = () => decodeWriteRequest(uncompressBody(body, maxBytes), known);
+export async function decodeWriteOn(decoder: TaskRunner | undefined, body: Uint8Array, maxBytes: number, known?: (rawKey: number, check: number) => boolean): Promise<DecodedWrite> {
+  const here = () => ({ request: decodeWriteRequest(uncompressBody(body, maxBytes), known) });
   if (!decoder || decoder.inline || body.length < OFF_THREAD_BYTES) return here();
   let decoded: Decoded;
   try {
@@ -158,5 +162,5 @@ export async function decodeWriteOn(decoder: TaskRunner | undefined, body: Uint8
   }
   if ("error" in decoded) throw new ApiError(decoded.error.status, decoded.error.message);
   if ("walk" in decoded) return here();
-  return unpackWriteRequest(decoded.packed, known);
+  return { packed: decoded.packed };
 }

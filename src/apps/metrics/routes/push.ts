@@ -3,9 +3,9 @@
 // errors are plain text; 429 and 5xx carry Retry-After so senders back off.
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
-import { ingest, type IngestDeps } from "../core/ingest.ts";
+import { ingest, ingestPacked, type IngestDeps } from "../core/ingest.ts";
 import type { TaskRunner } from "../../../lib/tasks.ts";
-import { decodeWriteOn } from "../core/push-decode.ts";
+import { decodeWriteOn, unpackWriteRequest } from "../core/push-decode.ts";
 import { tenantOf, type TenantGate } from "./tenant.ts";
 
 export interface PushDeps extends IngestDeps {
@@ -54,9 +54,12 @@ export function registerPush(app: Hono, deps: PushDeps): void {
     }
     const raw = new Uint8Array(await c.req.arrayBuffer());
     // series the tenant's head knows by their raw labels are not decoded into strings again
-    const head = deps.store.peek(tenant);
-    const request = await decodeWriteOn(deps.decoder, raw, deps.maxRecvMsgSize, head ? (key, check) => head.findRaw(key, check) !== undefined : undefined);
-    const result = ingest(deps, tenant, request, raw);
+    const known = (key: number, check: number) => deps.store.peek(tenant)?.findRaw(key, check) !== undefined;
+    const decoded = await decodeWriteOn(deps.decoder, raw, deps.maxRecvMsgSize, known);
+    // the common push stored straight from its packed form; anything else through ingest()
+    const result =
+      ("packed" in decoded ? ingestPacked(deps, tenant, decoded.packed, raw) : undefined) ??
+      ingest(deps, tenant, "packed" in decoded ? unpackWriteRequest(decoded.packed, known) : decoded.request, raw);
     if (result.status === 200) return c.body(null, 200);
     throw new ApiError(result.status, result.message ?? "", result.status === 429 ? { headers: retryHeaders(c) } : {});
   };
