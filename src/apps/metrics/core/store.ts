@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
-import { collectGarbage, giveBackMemory, memoryPacer } from "../../../platform/memory.ts";
+import { collectGarbage, collectYoung, giveBackMemory, memoryPacer } from "../../../platform/memory.ts";
 import { forEachRecord, openSegmentWal, type SegmentWal } from "../../../lib/segment-wal.ts";
 import { CheckpointError, listCheckpoints, readCheckpoint, writeCheckpoint } from "./checkpoint.ts";
 import { addChunk, closedMirror, cutChunk, matchesRest, NO_CHUNKS, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
@@ -289,7 +289,7 @@ function replay(dir: string, from: number, head: (tenant: string) => TenantHead,
   let samples = 0;
   const damaged: Array<{ segment: number; records: number; first: string }> = [];
   // the records' decoded bytes are garbage at once: given back as the replay goes, not all at its end
-  const release = memoryPacer(64 * 1024 * 1024, 250, giveBackMemory);
+  const release = memoryPacer(32 * 1024 * 1024, 50, collectYoung);
   const problems = forEachRecord(dir, from, (payload, segment) => {
     records++;
     release(payload.length * 4);

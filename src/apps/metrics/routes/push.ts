@@ -6,6 +6,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import { ingest, ingestPacked, type IngestDeps } from "../core/ingest.ts";
 import type { TaskRunner } from "../../../lib/tasks.ts";
 import { decodeWriteOn, unpackWriteRequest } from "../core/push-decode.ts";
+import { collectYoung, memoryPacer } from "../../../platform/memory.ts";
 import { tenantOf, type TenantGate } from "./tenant.ts";
 
 export interface PushDeps extends IngestDeps {
@@ -45,7 +46,12 @@ export function retryAfterSeconds(attemptHeader: string | undefined, random = Ma
   return Math.max(3, Math.min(96, Math.round(base / 2 + random() * base)));
 }
 
+/** a push's garbage (its body, the arrays its decoding moved here) collected every so many bytes */
+const RELEASE_EVERY_BYTES = 32 * 1024 * 1024;
+const RELEASE_MIN_MS = 50;
+
 export function registerPush(app: Hono, deps: PushDeps): void {
+  const release = memoryPacer(RELEASE_EVERY_BYTES, RELEASE_MIN_MS, collectYoung);
   const push = async (c: Context) => {
     const tenant = tenantOf(c, deps.gate);
     const type = c.req.header("Content-Type") ?? "";
@@ -53,6 +59,8 @@ export function registerPush(app: Hono, deps: PushDeps): void {
       throw new ApiError(415, "remote write 2.0 is not supported: send remote write 1.0 (application/x-protobuf)");
     }
     const raw = new Uint8Array(await c.req.arrayBuffer());
+    // snappy bodies of series decode to ~4 times their size, and come back from the decoder as much again
+    release(raw.length * 8);
     // series the tenant's head knows by their raw labels are not decoded into strings again
     const known = (key: number, check: number) => deps.store.peek(tenant)?.findRaw(key, check) !== undefined;
     const decoded = await decodeWriteOn(deps.decoder, raw, deps.maxRecvMsgSize, known);
