@@ -108,15 +108,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     if (replayed) o.logger.info("metrics store write-ahead log replayed", { records: replayed, samples: r.samples, ms: Math.round(performance.now() - t0) });
     // the segments replayed stay until the next checkpoint holds what they hold
     wal = openSegmentWal(o.walDir);
-    // what reading the checkpoint and the segments left behind (their bytes, decoded labels) is garbage now:
-    // collected before the store serves, so it starts no bigger than it ran
-    if (fromCheckpoint || replayed) collectGarbage();
   }
-  o.logger.info("metrics store ready", {
-    series: [...heads.values()].reduce((n, h) => n + h.seriesCount, 0),
-    ms: Math.round(performance.now() - started),
-    rssMiB: Math.round(process.memoryUsage.rss() / 1048576),
-  });
 
   let flushing: Promise<void> | undefined;
   const flush = (all = false) => {
@@ -163,9 +155,18 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   };
   const checkpointDue = () =>
     !!wal && !checkpointing && (wal.written - lastCheckpoint.written >= checkpointWalBytes || (wal.written > lastCheckpoint.written && Date.now() - lastCheckpoint.at >= checkpointInterval));
-  // what was replayed is written to a checkpoint now (in the background), so its segments can go;
-  // a data dir without a checkpoint (an older release's) gets one too
-  if (wal && (replayed > 0 || (!fromCheckpoint && heads.size > 0))) void checkpoint();
+  // what was replayed is written to a checkpoint before the store serves (at once: nothing waits
+  // yet), so its segments go and a next crash replays nothing of them; a data dir without a
+  // checkpoint (an older release's) gets one too
+  if (wal && (replayed > 0 || (!fromCheckpoint && heads.size > 0))) await checkpoint(0);
+  // what reading the checkpoint and the segments and writing the new one left behind (their bytes,
+  // decoded labels) is garbage now: collected before the store serves, so it starts no bigger than it ran
+  if (fromCheckpoint || replayed) collectGarbage();
+  o.logger.info("metrics store ready", {
+    series: [...heads.values()].reduce((n, h) => n + h.seriesCount, 0),
+    ms: Math.round(performance.now() - started),
+    rssMiB: Math.round(process.memoryUsage.rss() / 1048576),
+  });
   /** series retention emptied of stored chunks while they were still in use, by tenant */
   let retentionPending = new Map<string, Set<number>>();
   const timer = setInterval(() => {
