@@ -4,7 +4,7 @@
 // checkpoint and replays only the log's segments after it; a clean stop
 // leaves a final checkpoint and no segment; a damaged checkpoint or segment
 // is reported and what is intact is recovered, the store staying up.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -155,6 +155,35 @@ describe("metrics store recovery", () => {
     await second.close();
     // the copy stays for the operator after the next checkpoint
     expect(existsSync(join(walDir, `${segment}.damaged`))).toBe(true);
+  });
+});
+
+describe("metrics store checkpoints that fail", () => {
+  it("a checkpoint that cannot be written is reported and not tried again at every push; the log keeps everything", async () => {
+    const walDir = mkdtempSync(join(tmpdir(), "outpost-metrics-recovery-"));
+    dirs.push(walDir);
+    // where the checkpoints' temporary files would go: directories, so every write fails
+    for (let seg = 1; seg <= 40; seg++) mkdirSync(join(walDir, `checkpoint.${String(seg).padStart(8, "0")}.tmp`));
+    const db = await openDatabase({ dataDir: undefined, logger: createLogger({ level: "error", format: "logfmt", write: () => {} }) });
+    dbs.push(db);
+    const log = recordingLogger();
+    // a checkpoint due after every push
+    const store = await openMetricsStore({ pg: db.pg, logger: log.logger, walDir, now: Date.now, flushInterval: 3_600_000, checkpointWalBytes: 1, checkpointInterval: 3_600_000 });
+    const limits = { ...loadConfig().metrics.limits, max_global_series_per_metric: 0 };
+    for (let r = 0; r < 20; r++) {
+      const raw = writeBody(batch(r, 5));
+      expect(ingest(ingestDeps(store, () => limits), "t", decodeWriteRequest(uncompressBody(raw, 1 << 26)), raw).status).toBe(200);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const failures = log.lines.filter((l) => l.includes("writing a metrics store checkpoint failed"));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toContain("level=error");
+    expect(readdirSync(walDir).filter((f) => f.endsWith(".wal")).length).toBeLessThanOrEqual(2);
+    // nothing acknowledged is lost: a start without the store's close replays the log
+    const again = await openMetricsStore({ pg: db.pg, logger: recordingLogger().logger, walDir, now: Date.now, flushInterval: 3_600_000, checkpointWalBytes: 1 << 40 });
+    const got = await again.querier("t", newBudget(0, 0)).select([{ type: "=~", name: "__name__", value: ".+" }], 0, Date.now() + 3_600_000);
+    expect(got.map((s) => ownSamples(s).t.length)).toEqual([20, 20, 20, 20, 20]);
   });
 });
 

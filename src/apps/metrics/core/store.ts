@@ -64,6 +64,8 @@ const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
 const CHECKPOINT_INTERVAL = 5 * 60_000;
 /** the longest a checkpoint written while serving holds the event loop at once (ms) */
 const CHECKPOINT_SLICE_MS = 15;
+/** after a checkpoint failed (a full disk), the next one is not tried sooner (ms) */
+const CHECKPOINT_RETRY_MS = 60_000;
 
 export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsStore> {
   let heads = new Map<string, TenantHead>();
@@ -123,6 +125,8 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
 
   let checkpointing: Promise<boolean> | undefined;
   let lastCheckpoint = { written: 0, at: Date.now() };
+  /** no checkpoint is due before this (Date.now() ms): set when one failed */
+  let retryAt = 0;
   const checkpointWalBytes = o.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES;
   const checkpointInterval = o.checkpointInterval ?? CHECKPOINT_INTERVAL;
   const checkpoint = (sliceMs = CHECKPOINT_SLICE_MS): Promise<boolean> => {
@@ -146,7 +150,9 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     const p = run()
       .then(() => true)
       .catch((err: unknown) => {
-        o.logger.error("writing a metrics store checkpoint failed; the write-ahead log is kept", { err: String(err) });
+        // not tried again at every push: each try starts a segment
+        retryAt = Date.now() + CHECKPOINT_RETRY_MS;
+        o.logger.error("writing a metrics store checkpoint failed; the write-ahead log is kept; trying again in a minute", { err: String(err) });
         return false;
       })
       .finally(() => (checkpointing = undefined));
@@ -154,7 +160,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     return p;
   };
   const checkpointDue = () =>
-    !!wal && !checkpointing && (wal.written - lastCheckpoint.written >= checkpointWalBytes || (wal.written > lastCheckpoint.written && Date.now() - lastCheckpoint.at >= checkpointInterval));
+    !!wal && !checkpointing && Date.now() >= retryAt && (wal.written - lastCheckpoint.written >= checkpointWalBytes || (wal.written > lastCheckpoint.written && Date.now() - lastCheckpoint.at >= checkpointInterval));
   // what was replayed is written to a checkpoint before the store serves (at once: nothing waits
   // yet), so its segments go and a next crash replays nothing of them; a data dir without a
   // checkpoint (an older release's) gets one too
@@ -189,7 +195,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       payload.set(name, 2);
       payload.set(body, 2 + name.length);
       wal.append(payload);
-      if (wal.written - lastCheckpoint.written >= checkpointWalBytes && !checkpointing) setImmediate(() => checkpointDue() && void checkpoint());
+      if (wal.written - lastCheckpoint.written >= checkpointWalBytes && !checkpointing && Date.now() >= retryAt) setImmediate(() => checkpointDue() && void checkpoint());
     },
     querier: (tenant, budget) => createQuerier(o.pg, heads.get(tenant), tenant, budget),
     flush,

@@ -134,6 +134,24 @@ export type Expr =
   | UnaryExpr
   | ParenExpr;
 
+/** an expression's operands (a matrix selector's selector is not one: it is the selector's own) */
+export function operandsOf(e: Expr): Expr[] {
+  switch (e.kind) {
+    case "subquery":
+    case "paren":
+    case "unary":
+      return [e.expr];
+    case "call":
+      return e.args;
+    case "aggregate":
+      return e.param ? [e.expr, e.param] : [e.expr];
+    case "binary":
+      return [e.lhs, e.rhs];
+    default:
+      return [];
+  }
+}
+
 export function isComparison(op: BinaryOp): op is ComparisonOp {
   return op === "==" || op === "!=" || op === ">" || op === "<" || op === ">=" || op === "<=";
 }

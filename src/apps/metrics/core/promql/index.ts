@@ -7,7 +7,7 @@
 import { ApiError } from "../../../../lib/errors.ts";
 import type { Labels, Matcher, SampleQuerier } from "../types.ts";
 import type { Expr } from "./ast.ts";
-import { documentedType, typeOf } from "./ast.ts";
+import { documentedType, operandsOf, typeOf } from "./ast.ts";
 import type { EvalContext } from "./context.ts";
 import { createTimeSlicer } from "../../../../lib/time-slice.ts";
 import { newBudget, QUERY_SLICE_MS, type QueryBudget } from "../query-budget.ts";
@@ -173,32 +173,9 @@ export async function evaluateInstantVector(
 export function selectorsOf(expr: Expr): Matcher[][] {
   const out: Matcher[][] = [];
   const walk = (e: Expr): void => {
-    switch (e.kind) {
-      case "vectorSelector":
-        out.push(e.matchers);
-        return;
-      case "matrixSelector":
-        out.push(e.selector.matchers);
-        return;
-      case "subquery":
-      case "paren":
-      case "unary":
-        walk(e.expr);
-        return;
-      case "call":
-        e.args.forEach(walk);
-        return;
-      case "aggregate":
-        walk(e.expr);
-        if (e.param) walk(e.param);
-        return;
-      case "binary":
-        walk(e.lhs);
-        walk(e.rhs);
-        return;
-      default:
-        return;
-    }
+    if (e.kind === "vectorSelector") out.push(e.matchers);
+    else if (e.kind === "matrixSelector") out.push(e.selector.matchers);
+    else operandsOf(e).forEach(walk);
   };
   walk(expr);
   return out;

@@ -11,7 +11,7 @@
 import type { TimeSlicer } from "../../../../lib/time-slice.ts";
 import { checkDeadline } from "../query-budget.ts";
 import type { Labels, SampleQuerier } from "../types.ts";
-import type { AggregateExpr, Expr, VectorSelector } from "./ast.ts";
+import { operandsOf, type AggregateExpr, type Expr, type VectorSelector } from "./ast.ts";
 import { Accumulator, FOLDABLE, GroupIndex } from "./aggregations.ts";
 import { plan, type QueryTimes } from "./fetch.ts";
 import type { StepSeries } from "./series.ts";
@@ -77,29 +77,10 @@ function compareLabels(a: Labels, b: Labels): number {
 function candidates(e: Expr): AggregateExpr[] {
   const found: AggregateExpr[] = [];
   const walk = (x: Expr): void => {
-    switch (x.kind) {
-      case "aggregate":
-        if (!x.param && FOLDABLE.has(x.op) && x.expr.kind === "vectorSelector") found.push(x);
-        else {
-          walk(x.expr);
-          if (x.param) walk(x.param);
-        }
-        return;
-      case "call":
-        x.args.forEach(walk);
-        return;
-      case "binary":
-        walk(x.lhs);
-        walk(x.rhs);
-        return;
-      case "unary":
-      case "paren":
-        walk(x.expr);
-        return;
-      default:
-        // subqueries evaluate at many times; selectors and literals hold no aggregation
-        return;
-    }
+    // subqueries evaluate at many times: their aggregations are evaluated as usual
+    if (x.kind === "subquery") return;
+    if (x.kind === "aggregate" && !x.param && FOLDABLE.has(x.op) && x.expr.kind === "vectorSelector") found.push(x);
+    else operandsOf(x).forEach(walk);
   };
   walk(e);
   return found;
