@@ -16,15 +16,22 @@
 //
 // File: "OPMC", u32 version, u32 first segment to replay, then per tenant
 // (tag 1): string name, f64 newest sample, metadata, series (tag 1 each, 0
-// after the last), varint next id, the raw keys pushes named series by
-// (series id, key, check: tag 1 each, 0 after the last: a replay then finds
-// its series without decoding labels); tag 0 after the last tenant; u32 CRC-32 of
-// everything before it. Strings are interned: a reference is a varint: 1
+// after the last), varint next id; tag 0 after the last tenant; u32 CRC-32
+// of everything before it. Strings are interned: a reference is a varint: 1
 // followed by the string the first time (it gets the next number), its
 // number + 2 after; 0 followed by a string that is not interned (the values
 // of a label name that has had more than INTERN_VALUES of them: ids, hosts).
 // The strings read back are shared by every series that has them.
-import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync } from "node:fs";
+//
+// Version 2 (written since a checkpoint of a million series had to be
+// written in a fraction of a second: docs/metrics-store.md) writes times and
+// the encoder's small numbers as varints (num: times relative to the
+// tenant's newest sample) and each series' raw key (the hash and check of
+// the bytes a push named it by: a replay then finds its series without
+// decoding labels) in its own record. Version 1 (f64 numbers, the raw keys
+// in a section after the series: series id, key, check, tag 1 each, 0 after
+// the last) is still read.
+import { closeSync, fstatSync, fsync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "../../../lib/crc32.ts";
 import { utf8Slice } from "../../../lib/utf8-slice.ts";
@@ -32,10 +39,12 @@ import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { writeAllSync } from "../../../lib/write-all.ts";
 import { addChunk, type ClosedChunk, type HeadSeries, type TenantHead } from "./head.ts";
 import type { Labels } from "./types.ts";
-import { XOR_STATE_FIELDS, XorAppender } from "./xor-chunk.ts";
+import { XOR_STATE_FIELDS, XOR_STATE_LAST_T, XOR_STATE_V_HI, XOR_STATE_V_LO, XorAppender } from "./xor-chunk.ts";
 
 const MAGIC = 0x434d504f; // "OPMC" little-endian
-const VERSION = 1;
+const VERSION = 2;
+/** versions this release reads */
+const READS = [1, 2];
 const FLUSH_BYTES = 4 << 20;
 const PREFIX = "checkpoint.";
 
@@ -47,6 +56,15 @@ const F_ACTIVE = 2;
 const F_LAST_STALE = 4;
 const F_OPEN = 8;
 const F_LAST_UNKNOWN = 16;
+const F_RAW = 32;
+
+/** num(): codes below the first difference (NUM_DIFF + zigzag(n - base)) */
+const NUM_F64 = 0;
+const NUM_MINUS_INF = 1;
+const NUM_PLUS_INF = 2;
+const NUM_DIFF = 3;
+/** differences written as varints (their zigzag code stays a safe integer) */
+const NUM_DIFF_MAX = 2 ** 50;
 
 /** the checkpoint files of a directory, newest (highest segment) first */
 export function listCheckpoints(dir: string): Array<{ file: string; segment: number }> {
@@ -65,6 +83,7 @@ export function listCheckpoints(dir: string): Array<{ file: string; segment: num
 /** a growable byte buffer written to a file descriptor in pieces, summed as it goes */
 class Out {
   private buf = Buffer.allocUnsafeSlow(FLUSH_BYTES + (1 << 16));
+  private view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   private at = 0;
   crc = 0;
   private readonly strings = new Map<string, number>();
@@ -74,7 +93,10 @@ class Out {
   private room(n: number): void {
     if (this.at + n <= this.buf.length) return;
     this.flush();
-    if (n > this.buf.length) this.buf = Buffer.allocUnsafeSlow(n);
+    if (n > this.buf.length) {
+      this.buf = Buffer.allocUnsafeSlow(n);
+      this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    }
   }
 
   flush(): void {
@@ -96,35 +118,75 @@ class Out {
 
   u32(n: number): void {
     this.room(4);
-    this.buf.writeUInt32LE(n >>> 0, this.at);
+    this.view.setUint32(this.at, n >>> 0, true);
     this.at += 4;
   }
 
   f64(n: number): void {
     this.room(8);
-    this.buf.writeDoubleLE(n, this.at);
+    this.view.setFloat64(this.at, n, true);
     this.at += 8;
   }
 
   varint(n: number): void {
     this.room(10);
+    const buf = this.buf;
+    let at = this.at;
     while (n >= 0x80) {
-      this.buf[this.at++] = (n & 0x7f) | 0x80;
+      buf[at++] = (n & 0x7f) | 0x80;
       n = Math.floor(n / 128);
     }
-    this.buf[this.at++] = n;
+    buf[at++] = n;
+    this.at = at;
+  }
+
+  /** a number near `base` (a time near the tenant's newest, a small count near 0): a few bytes for an integer */
+  num(n: number, base: number): void {
+    const d = n - base;
+    if (Number.isSafeInteger(d) && d < NUM_DIFF_MAX && d > -NUM_DIFF_MAX) this.varint(NUM_DIFF + (d >= 0 ? d * 2 : -d * 2 - 1));
+    else if (n === -Infinity) this.varint(NUM_MINUS_INF);
+    else if (n === Infinity) this.varint(NUM_PLUS_INF);
+    else {
+      this.varint(NUM_F64);
+      this.f64(n);
+    }
   }
 
   /** the first n bytes of b (all of them by default), after their length */
   bytes(b: Uint8Array, n = b.length): void {
     this.varint(n);
     this.room(n);
-    // Buffer#copy takes a range: no view made per chunk
-    Buffer.prototype.copy.call(b, this.buf, this.at, 0, n);
+    if (n <= 64) {
+      // a short chunk (a few samples) byte by byte: cheaper than a call into the runtime
+      const buf = this.buf;
+      const at = this.at;
+      for (let i = 0; i < n; i++) buf[at + i] = b[i]!;
+    } else {
+      // Buffer#copy takes a range: no view made per chunk
+      Buffer.prototype.copy.call(b, this.buf, this.at, 0, n);
+    }
     this.at += n;
   }
 
   string(s: string): void {
+    const len = s.length;
+    // short ASCII (label names and values): its length is its byte count, one byte before it
+    if (len < 0x80) {
+      this.room(len + 1);
+      const buf = this.buf;
+      let at = this.at + 1;
+      let i = 0;
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at++] = c;
+      }
+      if (i === len) {
+        buf[this.at] = len;
+        this.at = at;
+        return;
+      }
+    }
     const n = Buffer.byteLength(s);
     this.varint(n);
     this.room(n);
@@ -143,51 +205,70 @@ class Out {
     this.string(s);
   }
 
-  /** a label's value: interned while its name has had few values */
+  /** a label's value: interned while its name has had few values (a name with many is not looked up again) */
   value(name: string, s: string): void {
     const seen = this.valuesOf.get(name) ?? 0;
     if (seen >= INTERN_VALUES) {
       this.varint(0);
       return this.string(s);
     }
-    if (!this.strings.has(s)) this.valuesOf.set(name, seen + 1);
-    this.ref(s);
+    const n = this.strings.get(s);
+    if (n !== undefined) return this.varint(n + 2);
+    this.valuesOf.set(name, seen + 1);
+    this.strings.set(s, this.strings.size);
+    this.varint(1);
+    this.string(s);
   }
 }
 
 const state = new Float64Array(XOR_STATE_FIELDS);
 
-function writeSeries(out: Out, s: HeadSeries): void {
+/** one series' record; times relative to `base` (the tenant's newest sample, or 0) */
+function writeSeries(out: Out, s: HeadSeries, base: number): void {
   out.u8(1);
   out.varint(s.id);
   const open = s.open && s.open.count > 0 ? s.open : undefined;
-  out.u8((s.persisted ? F_PERSISTED : 0) | (s.active ? F_ACTIVE : 0) | (s.lastStale ? F_LAST_STALE : 0) | (open ? F_OPEN : 0) | (s.lastKnown ? 0 : F_LAST_UNKNOWN));
-  const names = Object.keys(s.labels);
-  out.varint(names.length);
-  for (const n of names) {
+  const raw = s.rawKey !== 0;
+  out.u8((s.persisted ? F_PERSISTED : 0) | (s.active ? F_ACTIVE : 0) | (s.lastStale ? F_LAST_STALE : 0) | (open ? F_OPEN : 0) | (s.lastKnown ? 0 : F_LAST_UNKNOWN) | (raw ? F_RAW : 0));
+  const labels = s.labels;
+  let count = 0;
+  for (const _ in labels) count++;
+  out.varint(count);
+  for (const n in labels) {
     out.ref(n);
-    out.value(n, s.labels[n]!);
+    out.value(n, labels[n]!);
   }
-  out.f64(s.firstT);
-  out.f64(s.lastT);
+  out.num(s.firstT, base);
+  out.num(s.lastT, base);
   out.f64(s.lastV);
-  out.f64(s.persistedMaxT);
-  out.f64(s.lastSeen);
+  out.num(s.persistedMaxT, base);
+  out.num(s.lastSeen, base);
   if (open) {
-    out.f64(s.openMinT);
-    out.f64(s.openedAt);
+    out.num(s.openMinT, base);
+    out.num(s.openedAt, base);
     const buf = open.exportState(state);
-    for (let i = 0; i < XOR_STATE_FIELDS; i++) out.f64(state[i]!);
+    for (let i = 0; i < XOR_STATE_FIELDS; i++) {
+      if (i === XOR_STATE_LAST_T) out.num(state[i]!, base);
+      else if (i === XOR_STATE_V_HI || i === XOR_STATE_V_LO) out.u32(state[i]!);
+      else out.num(state[i]!, 0);
+    }
     out.bytes(buf, state[0]!);
   }
   out.varint(s.closed.length);
   for (const c of s.closed) {
-    out.f64(c.minT);
-    out.f64(c.maxT);
+    out.num(c.minT, base);
+    out.num(c.maxT, base);
     out.varint(c.samples);
     out.bytes(c.data);
   }
+  if (raw) {
+    out.f64(s.rawKey);
+    out.u32(s.rawCheck);
+  }
 }
+
+/** the base of a tenant's times in its records */
+const baseOf = (maxT: number) => (Number.isSafeInteger(maxT) ? maxT : 0);
 
 export interface CheckpointWriteOptions {
   /** yield to the event loop between slices of this many ms (0: write at once) */
@@ -222,36 +303,30 @@ export async function writeCheckpoint(dir: string, segment: number, heads: Itera
         out.ref(m.help);
         out.ref(m.unit);
       }
-      let k = 0;
-      for (const s of h.byId.values()) {
-        writeSeries(out, s);
+      const base = baseOf(h.maxT);
+      // by index, not an iterator: sees the series made while it pauses
+      const slots = h.byId.slots;
+      for (let id = 0; id < slots.length; id++) {
+        const s = slots[id];
+        if (s === undefined) continue;
+        writeSeries(out, s, base);
         series++;
-        if (slicer && (++k & 255) === 0) {
+        if (slicer && (series & 255) === 0) {
           if (out.pending >= FLUSH_BYTES) out.flush();
           await slicer.pause();
         }
       }
       out.u8(0);
-      // after the series: each series made up to now was saved (a Map's iterator sees those added while it runs)
+      // after the series: each series made up to now was saved
       out.varint(h.nextSeriesId);
-      for (const [key, s] of h.rawEntries()) {
-        out.u8(1);
-        out.varint(s.id);
-        out.f64(key);
-        out.u32(s.rawCheck);
-        if (slicer && (++k & 1023) === 0) {
-          if (out.pending >= FLUSH_BYTES) out.flush();
-          await slicer.pause();
-        }
-      }
-      out.u8(0);
     }
     out.u8(0);
     out.flush();
     const tail = Buffer.allocUnsafe(4);
     tail.writeUInt32LE(out.crc >>> 0, 0);
     writeAllSync(fd, [tail]);
-    fsyncSync(fd);
+    // on the runtime's thread pool: syncing a few hundred megabytes keeps no push waiting
+    await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
     bytes = fstatSync(fd).size;
   } catch (err) {
     closeSync(fd);
@@ -346,6 +421,17 @@ class In {
     return n;
   }
 
+  /** what Out.num wrote */
+  num(base: number): number {
+    const c = this.varint();
+    if (c >= NUM_DIFF) {
+      const z = c - NUM_DIFF;
+      return base + (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+    }
+    if (c === NUM_F64) return this.f64();
+    return c === NUM_MINUS_INF ? -Infinity : Infinity;
+  }
+
   varint(): number {
     let n = 0;
     let mul = 1;
@@ -401,6 +487,8 @@ export interface LoadedCheckpoint {
   /** the first write-ahead segment to replay on top of it */
   segment: number;
   series: number;
+  /** the file's size */
+  bytes: number;
 }
 
 /**
@@ -433,13 +521,17 @@ function readFrom(fd: number, size: number, head: (tenant: string) => TenantHead
   const r = new In(fd, size - 4);
   if (r.u32() !== MAGIC) throw new CheckpointError("not a metrics checkpoint");
   const version = r.u32();
-  if (version !== VERSION) throw new CheckpointError(`version ${version} is not known (this release reads ${VERSION})`);
+  if (!READS.includes(version)) throw new CheckpointError(`version ${version} is not known (this release reads ${READS.join(" and ")})`);
+  const v1 = version === 1;
   const segment = r.u32();
   let series = 0;
   const st = new Float64Array(XOR_STATE_FIELDS);
   while (r.u8() === 1) {
     const h = head(r.string());
     h.maxT = r.f64();
+    const base = baseOf(h.maxT);
+    const time = v1 ? () => r.f64() : () => r.num(base);
+    const small = v1 ? () => r.f64() : () => r.num(0);
     for (let m = r.varint(); m > 0; m--) h.metadata.set(r.ref(), { type: r.ref(), help: r.ref(), unit: r.ref() });
     const pairs: Array<{ name: string; value: string }> = [];
     while (r.u8() === 1) {
@@ -451,17 +543,20 @@ function readFrom(fd: number, size: number, head: (tenant: string) => TenantHead
       pairs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const s = h.addSeries(pairs, id);
       s.persisted = (flags & F_PERSISTED) !== 0;
-      s.firstT = r.f64();
-      s.lastT = r.f64();
+      s.firstT = time();
+      s.lastT = time();
       s.lastV = r.f64();
       s.lastStale = (flags & F_LAST_STALE) !== 0;
       s.lastKnown = (flags & F_LAST_UNKNOWN) === 0;
-      s.persistedMaxT = r.f64();
-      const lastSeen = r.f64();
+      s.persistedMaxT = time();
+      const lastSeen = time();
       if (flags & F_OPEN) {
-        s.openMinT = r.f64();
-        s.openedAt = r.f64();
-        for (let i = 0; i < XOR_STATE_FIELDS; i++) st[i] = r.f64();
+        s.openMinT = time();
+        s.openedAt = time();
+        for (let i = 0; i < XOR_STATE_FIELDS; i++) {
+          if (v1) st[i] = r.f64();
+          else st[i] = i === XOR_STATE_LAST_T ? time() : i === XOR_STATE_V_HI || i === XOR_STATE_V_LO ? r.u32() : small();
+        }
         try {
           const n = r.varint();
           // room past the bytes, as the encoder keeps it
@@ -473,26 +568,32 @@ function readFrom(fd: number, size: number, head: (tenant: string) => TenantHead
         }
       }
       for (let c = r.varint(); c > 0; c--) {
-        const minT = r.f64();
-        const maxT = r.f64();
+        const minT = time();
+        const maxT = time();
         const samples = r.varint();
         const data = new Uint8Array(r.varint());
         r.copyInto(data, data.length);
         const chunk: ClosedChunk = { minT, maxT, samples, data };
         addChunk(s, "closed", chunk);
       }
+      if (flags & F_RAW) {
+        const key = r.f64();
+        h.setRaw(key, r.u32(), s);
+      }
       if (flags & F_ACTIVE) h.activate(s, lastSeen);
       else s.lastSeen = lastSeen;
       series++;
     }
     h.nextSeriesId = r.varint();
-    while (r.u8() === 1) {
-      const s = h.byId.get(r.varint());
-      const key = r.f64();
-      const check = r.u32();
-      if (s) h.setRaw(key, check, s);
+    if (v1) {
+      while (r.u8() === 1) {
+        const s = h.byId.get(r.varint());
+        const key = r.f64();
+        const check = r.u32();
+        if (s) h.setRaw(key, check, s);
+      }
     }
   }
   if (r.offset !== size - 4) throw new CheckpointError(`${size - 4 - r.offset} bytes after the end`);
-  return { segment, series };
+  return { segment, series, bytes: size };
 }

@@ -142,7 +142,8 @@ export interface HeadSeries {
   /** wall-clock time of the last append */
   lastSeen: number;
   active: boolean;
-  /** the check of the raw bytes a push last named it by (TenantHead.findRaw) */
+  /** the hash and check of the raw bytes a push last named it by (TenantHead.findRaw; 0: none) */
+  rawKey: number;
   rawCheck: number;
   /** the limits its labels were last validated against: the same object means still valid */
   validatedWith?: object;
@@ -283,9 +284,9 @@ export class TenantHead {
     return this.byId.size;
   }
 
-  /** the series with exactly these labels (pairs in name order), if the head has it */
-  find(sorted: ReadonlyArray<LabelPair>): HeadSeries | undefined {
-    const found = this.byHash.get(labelsHash(sorted));
+  /** the series with exactly these labels (pairs in name order), if the head has it (`hash`: their labelsHash, when known) */
+  find(sorted: ReadonlyArray<LabelPair>, hash = labelsHash(sorted)): HeadSeries | undefined {
+    const found = this.byHash.get(hash);
     if (found === undefined) return undefined;
     if (!Array.isArray(found)) return sameLabels(found, sorted) ? found : undefined;
     return found.find((s) => sameLabels(s, sorted));
@@ -301,13 +302,11 @@ export class TenantHead {
   /** remembers the raw bytes a push named a series by (one encoding per series is kept) */
   setRaw(rawKey: number, check: number, s: HeadSeries): void {
     if (rawKey === 0) return;
+    // the key it was named by before is forgotten (a sender that changed its encoding; a release that hashes otherwise)
+    if (s.rawKey !== 0 && s.rawKey !== rawKey && this.byRaw.get(s.rawKey) === s) this.byRaw.delete(s.rawKey);
     this.byRaw.set(rawKey, s);
+    s.rawKey = rawKey;
     s.rawCheck = check;
-  }
-
-  /** the raw keys pushes named series by: [key, series] */
-  rawEntries(): IterableIterator<[number, HeadSeries]> {
-    return this.byRaw.entries();
   }
 
   /** adds a series given its labels as an object (sorted first) */
@@ -319,19 +318,18 @@ export class TenantHead {
    * adds a series (from the database, a checkpoint, a replay or a push) with
    * the labels given as pairs in name order; ids are given when known
    */
-  addSeries(sorted: ReadonlyArray<LabelPair>, id?: number): HeadSeries {
+  addSeries(sorted: ReadonlyArray<LabelPair>, id?: number, hash = labelsHash(sorted)): HeadSeries {
     const sid = id ?? this.nextId;
     if (sid >= this.nextId) this.nextId = sid + 1;
     const labels: Labels = {};
     for (const l of sorted) labels[this.intern(l.name)] = this.internValue(l.name, l.value);
     // never changed after: queries keep what they derive from it (labels-memo.ts)
     immutableLabels(labels);
-    const hash = labelsHash(sorted);
     const s: HeadSeries = {
       id: sid, labels, metric: labels.__name__ ?? "", hash,
       open: undefined, openMinT: 0, openedAt: 0, closed: NO_CHUNKS, flushed: NO_CHUNKS,
       lastT: -Infinity, lastV: 0, lastStale: false, lastKnown: true, firstT: Infinity, persistedMaxT: -Infinity, persisted: id !== undefined,
-      lastSeen: 0, active: false, rank: -1, rawCheck: 0,
+      lastSeen: 0, active: false, rank: -1, rawKey: 0, rawCheck: 0,
       // every field from the start: one shape for all series keeps property reads fast
       validatedWith: undefined, mirror: undefined, flat: undefined,
     };

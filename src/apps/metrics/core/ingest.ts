@@ -6,6 +6,7 @@
 // ingest, 429 for the rate limit, which refuses the whole request).
 import type { TokenBuckets } from "../../../lib/token-bucket.ts";
 import { type AppendResult, type HeadSeries, type TenantHead } from "./head.ts";
+import { labelsHash } from "./label-hash.ts";
 import { encodeWriteRequest, type LabelPair, type Sample, type WriteRequest, type WriteSeries } from "./remote-write.ts";
 import type { PackedWrite } from "./push-decode.ts";
 import type { MetricsStore } from "./store.ts";
@@ -122,7 +123,8 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     let s = known;
     if (!s) {
       const labels = ts.labels;
-      s = head.find(labels);
+      const hash = labelsHash(labels);
+      s = head.find(labels, hash);
       if (!s || !s.active) {
         const refused = seriesLimitProblem(head, s, labels, limits, now, deps.idleTimeout);
         if (refused) {
@@ -132,7 +134,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
       }
       // the head accepts nothing older than an hour before the tenant's newest sample
       if (!s && ts.samples.some((x) => x.timestampMs >= head.maxT - HOUR && x.timestampMs >= MIN_SAMPLE_T)) {
-        s = head.addSeries(labels);
+        s = head.addSeries(labels, undefined, hash);
       }
       if (s) head.setRaw(ts.rawKey, ts.rawCheck, s);
     } else if (!s.active) {

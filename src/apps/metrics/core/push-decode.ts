@@ -34,50 +34,81 @@ export interface PackedWrite {
   metadata: WriteRequest["metadata"];
 }
 
-/** the request of an uncompressed body, packed (throws on malformed protobuf) */
+/** a typed array twice as long with the same first `n` items */
+function grown<T extends Float64Array | Uint32Array | Uint8Array>(a: T, n: number): T {
+  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+  b.set(a.subarray(0, n));
+  return b;
+}
+
+/** the request of an uncompressed body, packed (throws on malformed protobuf); written straight into typed arrays grown as needed */
 export function packWriteRequest(raw: Uint8Array): PackedWrite {
-  const keys: number[] = [];
-  const checks: number[] = [];
-  const rangeEnd: number[] = [];
-  const ranges: number[] = [];
-  const sampleEnd: number[] = [];
-  const ts: number[] = [];
-  const values: number[] = [];
-  const stale: number[] = [];
-  const exemplars: number[] = [];
-  const histograms: number[] = [];
+  // a series takes ~100 bytes of a body, a sample ~20: first guesses, doubled when short
+  let seriesCap = Math.max(16, raw.length >> 6);
+  let keys = new Float64Array(seriesCap);
+  let checks = new Uint32Array(seriesCap);
+  let rangeEnd = new Uint32Array(seriesCap);
+  let sampleEnd = new Uint32Array(seriesCap);
+  let exemplars = new Uint32Array(seriesCap);
+  let histograms = new Uint32Array(seriesCap);
+  let ranges = new Uint32Array(seriesCap * 8);
+  let sampleCap = seriesCap;
+  let ts = new Float64Array(sampleCap);
+  let values = new Float64Array(sampleCap);
+  let stale = new Uint8Array(sampleCap);
+  let n = 0;
+  let nRanges = 0;
+  let nSamples = 0;
   const metadata: WriteRequest["metadata"] = [];
   walkWriteRequest<number>(raw, {
     series(key, check, labelRanges, ex, hist) {
-      if (keys.length > 0) sampleEnd.push(ts.length);
-      keys.push(key);
-      checks.push(check);
-      for (const r of labelRanges) ranges.push(r);
-      rangeEnd.push(ranges.length);
-      exemplars.push(ex);
-      histograms.push(hist);
+      if (n > 0) sampleEnd[n - 1] = nSamples;
+      if (n === seriesCap) {
+        keys = grown(keys, n);
+        checks = grown(checks, n);
+        rangeEnd = grown(rangeEnd, n);
+        sampleEnd = grown(sampleEnd, n);
+        exemplars = grown(exemplars, n);
+        histograms = grown(histograms, n);
+        seriesCap *= 2;
+      }
+      while (nRanges + labelRanges.length > ranges.length) ranges = grown(ranges, nRanges);
+      for (let i = 0; i < labelRanges.length; i++) ranges[nRanges++] = labelRanges[i]!;
+      keys[n] = key;
+      checks[n] = check;
+      rangeEnd[n] = nRanges;
+      exemplars[n] = ex;
+      histograms[n] = hist;
+      n++;
       return 0;
     },
     sample(_s, t, v, isStale) {
-      ts.push(t);
-      values.push(v);
-      stale.push(isStale ? 1 : 0);
+      if (nSamples === sampleCap) {
+        ts = grown(ts, nSamples);
+        values = grown(values, nSamples);
+        stale = grown(stale, nSamples);
+        sampleCap *= 2;
+      }
+      ts[nSamples] = t;
+      values[nSamples] = v;
+      stale[nSamples] = isStale ? 1 : 0;
+      nSamples++;
     },
     metadata: (m) => metadata.push(m),
   });
-  if (keys.length > 0) sampleEnd.push(ts.length);
+  if (n > 0) sampleEnd[n - 1] = nSamples;
   return {
     raw,
-    keys: Float64Array.from(keys),
-    checks: Uint32Array.from(checks),
-    rangeEnd: Uint32Array.from(rangeEnd),
-    ranges: Uint32Array.from(ranges),
-    sampleEnd: Uint32Array.from(sampleEnd),
-    ts: Float64Array.from(ts),
-    values: Float64Array.from(values),
-    stale: Uint8Array.from(stale),
-    exemplars: Uint32Array.from(exemplars),
-    histograms: Uint32Array.from(histograms),
+    keys: keys.subarray(0, n),
+    checks: checks.subarray(0, n),
+    rangeEnd: rangeEnd.subarray(0, n),
+    ranges: ranges.subarray(0, nRanges),
+    sampleEnd: sampleEnd.subarray(0, n),
+    ts: ts.subarray(0, nSamples),
+    values: values.subarray(0, nSamples),
+    stale: stale.subarray(0, nSamples),
+    exemplars: exemplars.subarray(0, n),
+    histograms: histograms.subarray(0, n),
     metadata,
   };
 }
@@ -96,7 +127,7 @@ export function unpackWriteRequest(p: PackedWrite, known?: (rawKey: number, chec
     const rangeTo = p.rangeEnd[i]!;
     const sampleTo = p.sampleEnd[i]!;
     const skip = known?.(rawKey, rawCheck) === true;
-    const labels = skip ? NO_LABELS : labelsFrom(p.raw, Array.from(p.ranges.subarray(rangeAt, rangeTo)));
+    const labels = skip ? NO_LABELS : labelsFrom(p.raw, p.ranges, rangeAt, rangeTo);
     const samples = new Array<Sample>(sampleTo - sampleAt);
     for (let k = sampleAt; k < sampleTo; k++) {
       samples[k - sampleAt] = p.stale[k] === 1 ? { value: p.values[k]!, timestampMs: p.ts[k]!, stale: true } : { value: p.values[k]!, timestampMs: p.ts[k]! };

@@ -296,17 +296,49 @@ function readText(buf: Uint8Array, end: number): string {
 }
 
 
-/** the label pairs of label fields at `ranges` ([start, end) of each Label message) */
-export function labelsFrom(raw: Uint8Array, ranges: readonly number[]): LabelPair[] {
+/**
+ * the names of the last label set decoded, by position: the series of a push
+ * name the same labels in the same order, so a name whose bytes are those of
+ * the name before at its place is that string again, not decoded anew
+ */
+const lastNames: string[] = [];
+
+/** whether bytes [from, to) of buf are the string s (which is ASCII) */
+function bytesAre(buf: Uint8Array, from: number, to: number, s: string): boolean {
+  if (to - from !== s.length) return false;
+  for (let i = from; i < to; i++) if (buf[i] !== s.charCodeAt(i - from)) return false;
+  return true;
+}
+
+/** a label name's text at `at` (its length first): the name at its place in the set before when the bytes are the same */
+function readName(buf: Uint8Array, end: number, place: number): string {
+  const n = varint32(buf, end);
+  if (at + n > end) throw new Error("index out of range");
+  const before = lastNames[place];
+  if (before !== undefined && bytesAre(buf, at, at + n, before)) {
+    at += n;
+    return before;
+  }
+  const s = utf8Slice(buf, at, at + n);
+  // only an ASCII name is kept: other bytes could match the char codes of another string
+  let ascii = true;
+  for (let i = at; i < at + n && ascii; i++) ascii = buf[i]! < 0x80;
+  at += n;
+  if (ascii) lastNames[place] = s;
+  return s;
+}
+
+/** the label pairs of label fields at `ranges` ([start, end) of each Label message; those of ranges[from .. to)) */
+export function labelsFrom(raw: Uint8Array, ranges: ArrayLike<number>, from = 0, to = ranges.length): LabelPair[] {
   const labels: LabelPair[] = [];
-  for (let i = 0; i < ranges.length; i += 2) {
+  for (let i = from; i < to; i += 2) {
     at = ranges[i]!;
     const stop = ranges[i + 1]!;
     let name = "";
     let value = "";
     while (at < stop) {
       const t = varint32(raw, stop);
-      if (t === 10) name = readText(raw, stop);
+      if (t === 10) name = readName(raw, stop, (i - from) >> 1);
       else if (t === 18) value = readText(raw, stop);
       else skipField(raw, t & 7, stop);
     }

@@ -9,10 +9,11 @@ import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
-import { collectGarbage, collectYoung, giveBackMemory, memoryPacer } from "../../../platform/memory.ts";
+import { collectGarbage, collectYoung, memoryPacer } from "../../../platform/memory.ts";
 import { forEachRecord, openSegmentWal, type SegmentWal } from "../../../lib/segment-wal.ts";
 import { CheckpointError, listCheckpoints, readCheckpoint, writeCheckpoint } from "./checkpoint.ts";
 import { addChunk, closedMirror, cutChunk, matchesRest, NO_CHUNKS, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
+import { labelsHash } from "./label-hash.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { replayWriteRequest, uncompressBody } from "./remote-write.ts";
 import type { Labels, Matcher, SampleQuerier, SelectHints, SeriesSamples } from "./types.ts";
@@ -59,7 +60,14 @@ const FLUSH_BATCH = 2000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** the log's growth after which a checkpoint is written: replaying it takes a few seconds */
+/**
+ * the log's growth after which a checkpoint is written (replaying it takes a
+ * few seconds), or the last checkpoint's size when that is more: a
+ * checkpoint's cost grows with the heads, so a big head is checkpointed less
+ * often and writing checkpoints never takes more than a set share of the
+ * time ingest takes (replaying then takes about as long as reading the
+ * checkpoint)
+ */
 const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
 const CHECKPOINT_INTERVAL = 5 * 60_000;
 /** the longest a checkpoint written while serving holds the event loop at once (ms) */
@@ -77,10 +85,13 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   const started = performance.now();
   let from = 0;
   let fromCheckpoint = false;
+  /** the size of the newest checkpoint (bytes) */
+  let checkpointBytes = 0;
   const newest = o.walDir ? listCheckpoints(o.walDir)[0] : undefined;
   if (newest) {
     try {
       const loaded = readCheckpoint(newest.file, head);
+      checkpointBytes = loaded.bytes;
       from = loaded.segment;
       fromCheckpoint = true;
       o.logger.info("metrics store checkpoint read", { file: newest.file, series: loaded.series, ms: Math.round(performance.now() - started) });
@@ -141,10 +152,9 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       const t0 = performance.now();
       const done = await writeCheckpoint(dir, segment, heads.values(), { sliceMs });
       lastCheckpoint = { written, at: Date.now() };
+      checkpointBytes = done.bytes;
       for (const old of listCheckpoints(dir)) if (old.segment < segment) rmSync(old.file, { force: true });
       log.truncateBefore(segment);
-      // its buffers and strings are garbage now
-      giveBackMemory();
       o.logger.debug("metrics store checkpoint written", { segment, series: done.series, bytes: done.bytes, ms: Math.round(performance.now() - t0) });
     };
     const p = run()
@@ -159,8 +169,10 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     checkpointing = p;
     return p;
   };
+  /** whether the log has grown enough since the last checkpoint for the next */
+  const grownEnough = (log: SegmentWal) => log.written - lastCheckpoint.written >= Math.max(checkpointWalBytes, checkpointBytes);
   const checkpointDue = () =>
-    !!wal && !checkpointing && Date.now() >= retryAt && (wal.written - lastCheckpoint.written >= checkpointWalBytes || (wal.written > lastCheckpoint.written && Date.now() - lastCheckpoint.at >= checkpointInterval));
+    !!wal && !checkpointing && Date.now() >= retryAt && (grownEnough(wal) || (wal.written > lastCheckpoint.written && Date.now() - lastCheckpoint.at >= checkpointInterval));
   // what was replayed is written to a checkpoint before the store serves (at once: nothing waits
   // yet), so its segments go and a next crash replays nothing of them; a data dir without a
   // checkpoint (an older release's) gets one too
@@ -195,7 +207,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       payload.set(name, 2);
       payload.set(body, 2 + name.length);
       wal.append(payload);
-      if (wal.written - lastCheckpoint.written >= checkpointWalBytes && !checkpointing && Date.now() >= retryAt) setImmediate(() => checkpointDue() && void checkpoint());
+      if (grownEnough(wal) && !checkpointing && Date.now() >= retryAt) setImmediate(() => checkpointDue() && void checkpoint());
     },
     querier: (tenant, budget) => createQuerier(o.pg, heads.get(tenant), tenant, budget),
     flush,
@@ -317,7 +329,8 @@ function replay(dir: string, from: number, head: (tenant: string) => TenantHead,
       known: (rawKey, check) => h.findRaw(rawKey, check),
       make(rawKey, check, pairs) {
         const labels = pairs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        const s = h.find(labels) ?? h.addSeries(labels);
+        const hash = labelsHash(labels);
+        const s = h.find(labels, hash) ?? h.addSeries(labels, undefined, hash);
         h.setRaw(rawKey, check, s);
         return s;
       },

@@ -287,6 +287,10 @@ const one = { t: new Float64Array(1), v: oneV, bits: new Uint32Array(oneV.buffer
 
 /** how many numbers XorAppender.exportState writes */
 export const XOR_STATE_FIELDS = 10;
+/** the fields of exportState that are the last timestamp and the last value's high and low 32 bits (the others are small integers) */
+export const XOR_STATE_LAST_T = 4;
+export const XOR_STATE_V_HI = 6;
+export const XOR_STATE_V_LO = 7;
 
 /**
  * builds one XOR chunk a sample at a time; bytes() may be called at any
