@@ -46,13 +46,15 @@ export function snappyDecodedLength(src: Uint8Array): { length: number; start: n
 /**
  * Decodes a snappy block whose declared length is at most `maxLength`;
  * a longer declaration is refused before decoding, with kind "too-large".
+ * `into`, when long enough, takes the output (a view of it is returned:
+ * many blocks decoded one after another need no new buffer each).
  */
-export function snappyUncompress(src: Uint8Array, maxLength: number): Uint8Array<ArrayBuffer> {
+export function snappyUncompress(src: Uint8Array, maxLength: number, into?: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
   const { length, start } = snappyDecodedLength(src);
   if (length > maxLength) throw new SnappyError("snappy: decoded block is too large", "too-large", length);
   // no element writes more than 64 bytes for 3 bytes of input: a longer declaration cannot be honest
   if (length > (src.length - start) * MAX_EXPANSION) throw corrupt();
-  const dst = new Uint8Array(length);
+  const dst = into && into.length >= length ? into.subarray(0, length) : new Uint8Array(length);
   const end = src.length;
   let s = start;
   let d = 0;

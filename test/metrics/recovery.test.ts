@@ -218,7 +218,7 @@ describe("replayWriteRequest", () => {
   it("label names are decoded from their bytes at every place, whatever the series before named there", () => {
     // a decoded name is kept by its place and reused when the next series has its bytes there: only an
     // ASCII one, or the bytes of "é" (c3 a9) would be taken for "Ã©" (the chars u+00c3 u+00a9)
-    const sets = [{ "Ã©": "1", b: "x" }, { "é": "2", b: "y" }, { b: "z", c: "w" }, { a: "1", b: "2" }, { a: "3", bb: "4" }, { "é": "5" }, { "é": "6" }];
+    const sets: Array<Record<string, string>> = [{ "Ã©": "1", b: "x" }, { "é": "2", b: "y" }, { b: "z", c: "w" }, { a: "1", b: "2" }, { a: "3", bb: "4" }, { "é": "5" }, { "é": "6" }];
     const raw = uncompressBody(writeBody(sets.map((labels) => ({ labels, samples: [[1, 1]] }))), 1 << 26);
     const pairs = (l: Record<string, string>) => Object.entries(l).map(([name, value]) => ({ name, value }));
     expect(unpackWriteRequest(packWriteRequest(raw)).timeseries.map((t) => t.labels)).toEqual(sets.map(pairs));

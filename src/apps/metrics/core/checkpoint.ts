@@ -38,8 +38,9 @@ import { utf8Slice } from "../../../lib/utf8-slice.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { writeAllSync } from "../../../lib/write-all.ts";
 import { addChunk, type ClosedChunk, type HeadSeries, type TenantHead } from "./head.ts";
+import type { LabelPair } from "./label-hash.ts";
 import type { Labels } from "./types.ts";
-import { XOR_STATE_FIELDS, XOR_STATE_LAST_T, XOR_STATE_V_HI, XOR_STATE_V_LO, XorAppender } from "./xor-chunk.ts";
+import { appenderRoom, XOR_STATE_FIELDS, XOR_STATE_LAST_T, XOR_STATE_V_HI, XOR_STATE_V_LO, XorAppender } from "./xor-chunk.ts";
 
 const MAGIC = 0x434d504f; // "OPMC" little-endian
 const VERSION = 2;
@@ -435,6 +436,17 @@ class In {
   varint(): number {
     let n = 0;
     let mul = 1;
+    if (this.at + 8 <= this.filled) {
+      // the window holds the longest varint written: no bounds to check byte by byte
+      const buf = this.buf;
+      for (let i = 0; i < 8; i++) {
+        const b = buf[this.at++]!;
+        n += (b & 0x7f) * mul;
+        if (b < 0x80) return n;
+        mul *= 128;
+      }
+      throw new CheckpointError(`bad number at byte ${this.at}`);
+    }
     for (let i = 0; i < 8; i++) {
       this.need(1);
       const b = this.buf[this.at++]!;
@@ -533,14 +545,23 @@ function readFrom(fd: number, size: number, head: (tenant: string) => TenantHead
     const time = v1 ? () => r.f64() : () => r.num(base);
     const small = v1 ? () => r.f64() : () => r.num(0);
     for (let m = r.varint(); m > 0; m--) h.metadata.set(r.ref(), { type: r.ref(), help: r.ref(), unit: r.ref() });
-    const pairs: Array<{ name: string; value: string }> = [];
+    // the pairs of a series' labels, the same objects for every series (addSeries keeps none of them)
+    const pool: LabelPair[] = [];
+    const pairs: LabelPair[] = [];
     while (r.u8() === 1) {
       const id = r.varint();
       const flags = r.u8();
       pairs.length = 0;
-      for (let n = r.varint(); n > 0; n--) pairs.push({ name: r.ref(), value: r.ref() });
-      // the label sets were written in name order (they are made so); sorted again in case
-      pairs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      let sorted = true;
+      for (let n = r.varint(), i = 0; i < n; i++) {
+        const pair = (pool[i] ??= { name: "", value: "" });
+        pair.name = r.ref();
+        pair.value = r.ref();
+        if (i > 0 && pairs[i - 1]!.name >= pair.name) sorted = false;
+        pairs.push(pair);
+      }
+      // the label sets were written in name order (they are made so); sorted again if not
+      if (!sorted) pairs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const s = h.addSeries(pairs, id);
       s.persisted = (flags & F_PERSISTED) !== 0;
       s.firstT = time();
@@ -560,7 +581,7 @@ function readFrom(fd: number, size: number, head: (tenant: string) => TenantHead
         try {
           const n = r.varint();
           // room past the bytes, as the encoder keeps it
-          const buf = new Uint8Array(Math.max(32, n + 16 + (n >> 2)));
+          const buf = new Uint8Array(appenderRoom(n));
           r.copyInto(buf, n);
           s.open = XorAppender.adopt(st, buf, n);
         } catch (err) {

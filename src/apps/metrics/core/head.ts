@@ -4,10 +4,11 @@
 // appended to as samples arrive, closed every CHUNK_SAMPLES samples, kept
 // until written to the database.
 import { labelsHash, type LabelPair } from "./label-hash.ts";
+import { RawIndex } from "./raw-index.ts";
 import { immutableLabels } from "./labels-memo.ts";
 import { matcherPredicate } from "./matchers.ts";
 import type { Labels, Matcher } from "./types.ts";
-import { decodeXorChunkBits, LITTLE_ENDIAN, XorAppender } from "./xor-chunk.ts";
+import { APPENDER_BYTES, decodeXorChunkBits, LITTLE_ENDIAN, XorAppender } from "./xor-chunk.ts";
 
 export const CHUNK_SAMPLES = 120;
 
@@ -220,7 +221,13 @@ export class SeriesById {
 
   set(id: number, s: HeadSeries): void {
     const slots = this.slots;
-    while (slots.length < id) slots.push(undefined);
+    if (id >= slots.length) {
+      // never read past the end (a slow path): new ids come in order, each one appended
+      while (slots.length < id) slots.push(undefined);
+      slots.push(s);
+      this.count++;
+      return;
+    }
     if (slots[id] === undefined) this.count++;
     slots[id] = s;
   }
@@ -251,7 +258,7 @@ export class TenantHead {
   /** series by id (ids are small and dense: an array, not a map of a million entries) */
   readonly byId = new SeriesById();
   /** series by the hash of the raw bytes of their labels in a push (label-hash.ts rawLabelsHash) */
-  private readonly byRaw = new Map<number, HeadSeries>();
+  private readonly byRaw = new RawIndex();
   /** label name -> value -> ids ascending */
   /** label name -> value -> the ids of the series that have it: one id alone as a number (most values of ids, hosts), else ascending */
   private postings = new Map<string, Map<string, Posting>>();
@@ -295,16 +302,18 @@ export class TenantHead {
   /** the series a push names by its labels' raw bytes (their hash and check), if known */
   findRaw(rawKey: number, check: number): HeadSeries | undefined {
     if (rawKey === 0) return undefined;
-    const s = this.byRaw.get(rawKey);
-    return s !== undefined && s.rawCheck === check ? s : undefined;
+    const id = this.byRaw.get(rawKey);
+    if (id < 0) return undefined;
+    const s = this.byId.slots[id];
+    return s !== undefined && s.rawKey === rawKey && s.rawCheck === check ? s : undefined;
   }
 
   /** remembers the raw bytes a push named a series by (one encoding per series is kept) */
   setRaw(rawKey: number, check: number, s: HeadSeries): void {
     if (rawKey === 0) return;
     // the key it was named by before is forgotten (a sender that changed its encoding; a release that hashes otherwise)
-    if (s.rawKey !== 0 && s.rawKey !== rawKey && this.byRaw.get(s.rawKey) === s) this.byRaw.delete(s.rawKey);
-    this.byRaw.set(rawKey, s);
+    if (s.rawKey !== 0 && s.rawKey !== rawKey && this.byRaw.get(s.rawKey) === s.id) this.byRaw.delete(s.rawKey);
+    this.byRaw.set(rawKey, s.id);
     s.rawKey = rawKey;
     s.rawCheck = check;
   }
@@ -412,7 +421,7 @@ export class TenantHead {
       const same = stale || s.lastStale ? stale === s.lastStale : sameBits(v, s.lastV);
       return same ? "duplicate" : "new_value";
     }
-    s.open ??= new XorAppender(64);
+    s.open ??= new XorAppender(APPENDER_BYTES);
     if (s.open.count === 0) {
       s.openedAt = now;
       s.openMinT = t;
@@ -534,6 +543,7 @@ export class TenantHead {
         else this.activeByMetric.delete(s.metric);
       }
       this.byId.delete(id);
+      if (s.rawKey !== 0 && this.byRaw.get(s.rawKey) === id) this.byRaw.delete(s.rawKey);
       const same = this.byHash.get(s.hash);
       if (Array.isArray(same)) {
         const rest = same.filter((x) => x !== s);
@@ -548,7 +558,6 @@ export class TenantHead {
     }
     this.ordered = undefined;
     this.allIds = this.allIds.filter((id) => !ids.has(id));
-    for (const [raw, s] of this.byRaw) if (ids.has(s.id)) this.byRaw.delete(raw);
     for (const [name, values] of this.postings) {
       for (const [value, list] of values) {
         const kept = listOf(list).filter((id) => !ids.has(id));

@@ -281,6 +281,7 @@ const METRIC_TYPES = ["unknown", "counter", "gauge", "histogram", "gaugehistogra
 function seriesLimitProblem(head: TenantHead, existing: HeadSeries | undefined, labels: LabelPair[], limits: { max_global_series_per_user: number; max_global_series_per_metric: number }, now: number, idle: number) {
   const perUser = limits.max_global_series_per_user;
   const perMetric = limits.max_global_series_per_metric;
+  if (perUser <= 0 && perMetric <= 0) return undefined;
   const metric = existing?.metric ?? labels.find((l) => l.name === "__name__")?.value ?? "";
   const over = () =>
     perUser > 0 && head.activeCount >= perUser ? "user" : perMetric > 0 && (head.activeByMetric.get(metric) ?? 0) >= perMetric ? "metric" : undefined;

@@ -55,7 +55,7 @@ export interface WriteRequest {
  * charged against the same limit (src/lib/decoded-budget.ts), so 2-byte
  * empty series cannot grow memory a hundredfold.
  */
-export function uncompressBody(body: Uint8Array, maxBytes: number): Uint8Array {
+export function uncompressBody(body: Uint8Array, maxBytes: number, into?: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
   let declared: number;
   try {
     declared = snappyDecodedLength(body).length;
@@ -63,12 +63,14 @@ export function uncompressBody(body: Uint8Array, maxBytes: number): Uint8Array {
     throw new ApiError(400, `getting snappy decoded length: ${(err as Error).message}`);
   }
   if (declared > maxBytes) throw tooLarge(declared, maxBytes);
-  let raw: Uint8Array;
+  let raw: Uint8Array<ArrayBuffer>;
   try {
-    raw = snappyUncompress(body, maxBytes);
+    raw = snappyUncompress(body, maxBytes, into);
   } catch (err) {
     throw new ApiError(400, `decompress snappy: ${(err as Error).message}`);
   }
+  // no limit (a record of the write-ahead log, accepted under the limit of its day): nothing to count
+  if (maxBytes === Number.POSITIVE_INFINITY) return raw;
   // each series, label, sample and metadata costs memory once decoded: counted before decoding
   let items: number;
   try {

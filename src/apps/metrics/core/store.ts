@@ -309,6 +309,8 @@ function replay(dir: string, from: number, head: (tenant: string) => TenantHead,
   const damaged: Array<{ segment: number; records: number; first: string }> = [];
   // the records' decoded bytes are garbage at once: given back as the replay goes, not all at its end
   const release = memoryPacer(32 * 1024 * 1024, 50, collectYoung);
+  /** what each record is decoded into (grown to the largest) */
+  let scratch = new Uint8Array(1 << 20);
   const problems = forEachRecord(dir, from, (payload, segment) => {
     records++;
     release(payload.length * 4);
@@ -324,8 +326,11 @@ function replay(dir: string, from: number, head: (tenant: string) => TenantHead,
     const len = (payload[0]! << 8) | payload[1]!;
     const tenant = decoder.decode(payload.subarray(2, 2 + len));
     const h = head(tenant);
-    // no limit: it was accepted under the limit of its day, and the decoder allocates at most 22x the record
-    replayWriteRequest<HeadSeries>(uncompressBody(payload.subarray(2 + len), Number.POSITIVE_INFINITY), {
+    // no limit: it was accepted under the limit of its day, and the decoder allocates at most 22x the record;
+    // decoded into one buffer for every record (walked at once, then done with), not one each
+    const raw = uncompressBody(payload.subarray(2 + len), Number.POSITIVE_INFINITY, scratch);
+    if (raw.buffer !== scratch.buffer) scratch = new Uint8Array(raw.buffer);
+    replayWriteRequest<HeadSeries>(raw, {
       known: (rawKey, check) => h.findRaw(rawKey, check),
       make(rawKey, check, pairs) {
         const labels = pairs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

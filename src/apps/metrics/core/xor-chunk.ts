@@ -285,6 +285,22 @@ function finish(s: EncoderState): Uint8Array<ArrayBuffer> {
 const oneV = new Float64Array(1);
 const one = { t: new Float64Array(1), v: oneV, bits: new Uint32Array(oneV.buffer) };
 
+/** an open chunk's first buffer (bytes): a few samples fit before it grows */
+export const APPENDER_BYTES = 64;
+
+/**
+ * the buffer an appender of a chunk of `length` bytes has when it was
+ * appended to sample by sample (doubled from APPENDER_BYTES while a sample
+ * could not fit): an appender made again from a checkpoint gets the same,
+ * so a restart neither grows a million of them at the next sample nor
+ * holds more than the process it replaces
+ */
+export function appenderRoom(length: number): number {
+  let room = APPENDER_BYTES;
+  while (room < length + MAX_SAMPLE_BYTES) room *= 2;
+  return room;
+}
+
 /** how many numbers XorAppender.exportState writes */
 export const XOR_STATE_FIELDS = 10;
 /** the fields of exportState that are the last timestamp and the last value's high and low 32 bits (the others are small integers) */
@@ -400,7 +416,7 @@ export class XorAppender implements EncoderState {
   /** an appender in the state exportState saved (the bytes are copied) */
   static fromState(state: ArrayLike<number>, bytes: Uint8Array): XorAppender {
     // room past p, as the encoder keeps it: the pending bits are written there
-    const buf = new Uint8Array(Math.max(32, bytes.length + 16 + (bytes.length >> 2)));
+    const buf = new Uint8Array(appenderRoom(bytes.length));
     buf.set(bytes);
     return XorAppender.adopt(state, buf, bytes.length);
   }
