@@ -6,7 +6,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import { ingest, ingestPacked, type IngestDeps } from "../core/ingest.ts";
 import type { TaskRunner } from "../../../lib/tasks.ts";
 import { decodeWriteOn, unpackWriteRequest } from "../core/push-decode.ts";
-import { collectYoung, memoryPacer } from "../../../platform/memory.ts";
+import { collectYoung, giveBackMemory, memoryPacer } from "../../../platform/memory.ts";
 import { tenantOf, type TenantGate } from "./tenant.ts";
 
 export interface PushDeps extends IngestDeps {
@@ -49,9 +49,31 @@ export function retryAfterSeconds(attemptHeader: string | undefined, random = Ma
 /** a push's garbage (its body, the arrays its decoding moved here) collected every so many bytes */
 const RELEASE_EVERY_BYTES = 32 * 1024 * 1024;
 const RELEASE_MIN_MS = 50;
+/**
+ * once pushes pause this long after a young collection, a full one is asked
+ * for (without waiting for it): what a burst of pushes left behind (the
+ * strings and arrays of new series, buffers whose release waits for the
+ * engine's sweep) is given back then, not at the engine's own later time
+ */
+const SETTLE_MS = 300;
 
 export function registerPush(app: Hono, deps: PushDeps): void {
-  const release = memoryPacer(RELEASE_EVERY_BYTES, RELEASE_MIN_MS, collectYoung);
+  let lastPush = 0;
+  let waiting = false;
+  const settle = () => {
+    const quiet = performance.now() - lastPush;
+    if (quiet < SETTLE_MS) return void later(SETTLE_MS - quiet);
+    waiting = false;
+    giveBackMemory();
+  };
+  const later = (ms: number) => (setTimeout(settle, ms) as { unref?: () => void }).unref?.();
+  const release = memoryPacer(RELEASE_EVERY_BYTES, RELEASE_MIN_MS, () => {
+    collectYoung();
+    if (!waiting) {
+      waiting = true;
+      later(SETTLE_MS);
+    }
+  });
   const push = async (c: Context) => {
     const tenant = tenantOf(c, deps.gate);
     const type = c.req.header("Content-Type") ?? "";
@@ -59,6 +81,7 @@ export function registerPush(app: Hono, deps: PushDeps): void {
       throw new ApiError(415, "remote write 2.0 is not supported: send remote write 1.0 (application/x-protobuf)");
     }
     const raw = new Uint8Array(await c.req.arrayBuffer());
+    lastPush = performance.now();
     // snappy bodies of series decode to ~4 times their size, and come back from the decoder as much again
     release(raw.length * 8);
     // series the tenant's head knows by their raw labels are not decoded into strings again
