@@ -1,11 +1,11 @@
 // Writes docs/permissions.md: what each basic role grants (from
-// src/apps/dashboard/core/basic-roles.ts) and what each dashboard route
+// src/apps/dashboard/core/identity/basic-roles.ts) and what each dashboard route
 // requires (from the router's registry). test/dashboard/route-guards.test.ts
 // fails when the document is out of date; `npm run gen` rewrites it.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RouteEntry } from "../src/apps/dashboard/access/guard.ts";
-import { BASIC_ROLES } from "../src/apps/dashboard/core/basic-roles.ts";
+import { BASIC_ROLES } from "../src/apps/dashboard/core/identity/basic-roles.ts";
 import { root } from "./paths.ts";
 
 export const permissionsDocPath = join(root, "docs", "permissions.md");

@@ -1,5 +1,5 @@
 // The licence issuer's tool: makes the RSA key pair and signs licence tokens
-// that src/apps/dashboard/core/licence.ts verifies (spec "Licence
+// that src/apps/dashboard/core/admin/licence.ts verifies (spec "Licence
 // (enterprise)", reference §9.3 for the claims). Operators run it; tests
 // import it.
 //

@@ -1,5 +1,7 @@
-// The house rules of docs/design.md that a machine can check: imports
-// point one way, runtime-specific APIs stay in platform/, core/ knows no HTTP.
+// The house rules of docs/design.md and ARCHITECTURE.md that a machine can
+// check: imports point one way, runtime-specific APIs stay in platform/,
+// core/ knows no HTTP, the dashboard's services sit in feature folders that
+// reach each other only through their entry files, route files stand alone.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -56,6 +58,53 @@ describe("architecture rules", () => {
 
   it("core/ never imports hono", () => {
     expect(violations((file, target) => file.includes("/core/") && target.startsWith("hono"))).toEqual([]);
+  });
+
+  // the dashboard's services by feature (ARCHITECTURE.md): each folder of core/ is one feature, the
+  // others reach it only through its entry file, and the arrows between them go one way
+  const dashboardCore = "apps/dashboard/core/";
+  const featureOf = (path: string) => (path.startsWith(dashboardCore) ? path.slice(dashboardCore.length).split("/")[0] : undefined);
+  /** the feature folders each feature folder may import */
+  const featureArrows: Record<string, string[]> = {
+    identity: [],
+    secrets: [],
+    admin: [],
+    content: ["identity"],
+    datasources: ["identity", "secrets"],
+    queries: ["datasources", "identity", "secrets"],
+  };
+
+  it("the dashboard's services sit in feature folders, none loose in core/", () => {
+    const loose = files.filter((f) => f.path.startsWith(dashboardCore) && !f.path.slice(dashboardCore.length).includes("/")).map((f) => f.path);
+    expect(loose).toEqual([]);
+    const folders = [...new Set(files.map((f) => featureOf(f.path)).filter((g) => g !== undefined))].sort();
+    expect(folders).toEqual(Object.keys(featureArrows).sort());
+  });
+
+  it("a feature folder of the dashboard's core imports another only through its entry file (index.ts)", () => {
+    expect(
+      violations((file, target) => {
+        const from = featureOf(file);
+        const to = featureOf(target);
+        return from !== undefined && to !== undefined && from !== to && !target.endsWith(`${dashboardCore}${to}/index.ts`);
+      }),
+    ).toEqual([]);
+  });
+
+  it("the dashboard's feature folders import each other only along the allowed arrows (no cycles)", () => {
+    expect(
+      violations((file, target) => {
+        const from = featureOf(file);
+        const to = featureOf(target);
+        return from !== undefined && to !== undefined && from !== to && !featureArrows[from]!.includes(to);
+      }),
+    ).toEqual([]);
+  });
+
+  it("no route file imports another route file (shared pieces live in their own modules)", () => {
+    const routeFiles = new Set(files.filter((f) => f.path.startsWith("apps/") && /^export (async )?function register[A-Z]/m.test(f.text)).map((f) => f.path));
+    expect(routeFiles.size).toBeGreaterThan(20);
+    expect(violations((file, target) => routeFiles.has(file) && routeFiles.has(target))).toEqual([]);
   });
 
   it("Bun- and Deno-specific APIs appear only in platform/", () => {

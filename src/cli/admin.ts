@@ -3,15 +3,15 @@
 //   reset-password  sets a user's password
 // A running server holds the data dir's lock, so these refuse while it runs.
 import type { Command } from "commander";
-import { bootstrapIdentity } from "../apps/dashboard/core/bootstrap.ts";
-import { isOrgRole, ORG_ROLES } from "../apps/dashboard/core/basic-roles.ts";
-import { createIdentity } from "../apps/dashboard/core/identity.ts";
-import type { IdentityDeps } from "../apps/dashboard/core/identity-deps.ts";
-import { mergePermissionSets, toPermissionSet } from "../apps/dashboard/core/permissions.ts";
-import { BASIC_ROLES } from "../apps/dashboard/core/basic-roles.ts";
-import { createServiceAccount, createToken, updateServiceAccount, type Caller } from "../apps/dashboard/core/service-accounts.ts";
-import { MIN_PASSWORD_LENGTH } from "../apps/dashboard/core/passwords.ts";
-import { setPassword } from "../apps/dashboard/core/users.ts";
+import { bootstrapIdentity } from "../apps/dashboard/core/identity/bootstrap.ts";
+import { isOrgRole, ORG_ROLES } from "../apps/dashboard/core/identity/basic-roles.ts";
+import { createIdentity } from "../apps/dashboard/core/identity/identity.ts";
+import type { IdentityDeps } from "../apps/dashboard/core/identity/identity-deps.ts";
+import { mergePermissionSets, toPermissionSet } from "../apps/dashboard/core/identity/permissions.ts";
+import { BASIC_ROLES } from "../apps/dashboard/core/identity/basic-roles.ts";
+import { createServiceAccount, createToken, updateServiceAccount, type Caller } from "../apps/dashboard/core/identity/service-accounts.ts";
+import { MIN_PASSWORD_LENGTH } from "../apps/dashboard/core/identity/passwords.ts";
+import { setPassword } from "../apps/dashboard/core/identity/users.ts";
 import { identityOptionsFrom } from "../apps/dashboard/identity-options.ts";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { DataDirInUseError } from "../db/lock.ts";

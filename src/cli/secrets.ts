@@ -6,8 +6,8 @@
 // the new key within seconds and re-wraps while it keeps serving (no
 // downtime), and this command waits until it has finished.
 import type { Command } from "commander";
-import { finishRotation, keyFileOf, KEY_FILE_POLL_MS } from "../apps/dashboard/core/secret-keys.ts";
-import { createKeySet, createSecrets } from "../apps/dashboard/core/secrets.ts";
+import { finishRotation, keyFileOf, KEY_FILE_POLL_MS } from "../apps/dashboard/core/secrets/secret-keys.ts";
+import { createKeySet, createSecrets } from "../apps/dashboard/core/secrets/secrets.ts";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { DataDirInUseError } from "../db/lock.ts";
 import { SchemaTooNewError } from "../db/migrate.ts";

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createKeySet, createSecrets } from "../../src/apps/dashboard/core/secrets.ts";
+import { createKeySet, createSecrets } from "../../src/apps/dashboard/core/secrets/secrets.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { PGlite } from "@electric-sql/pglite";
 import { ADMIN, client } from "../helpers/api.ts";

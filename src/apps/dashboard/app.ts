@@ -7,7 +7,7 @@ import { createBaseApp } from "../../lib/http/base-app.ts";
 import { csrfProtection } from "../../lib/http/csrf.ts";
 import { FRAME_AND_SNIFF_HEADERS } from "../../lib/http/frame-options.ts";
 import { tlsEnabled } from "../../platform/tls.ts";
-import { SESSION_COOKIE } from "./core/sessions.ts";
+import { SESSION_COOKIE } from "./core/identity/sessions.ts";
 import { createRouter, maybeIdentity, type RouteEntry } from "./access/guard.ts";
 import { registerAdminPage } from "./admin/serve-admin.ts";
 import { dashboardKind } from "./apis/kinds/dashboards.ts";
@@ -18,50 +18,50 @@ import { registerApis } from "./apis/routes.ts";
 import { registerSearch } from "./apis/search.ts";
 import { registerStars } from "./apis/stars.ts";
 import { createResourceStore } from "./apis/store.ts";
-import { adminHasDefaultPassword, bootstrapIdentity, defaultPasswordCheck } from "./core/bootstrap.ts";
-import { createAlertRuleStore } from "./core/alert-rules.ts";
-import { createIdentity } from "./core/identity.ts";
-import { createStarStore } from "./core/stars.ts";
-import type { IdentityDeps } from "./core/identity-deps.ts";
+import { adminHasDefaultPassword, bootstrapIdentity, defaultPasswordCheck } from "./core/identity/bootstrap.ts";
+import { createAlertRuleStore } from "./core/content/alert-rules.ts";
+import { createIdentity } from "./core/identity/identity.ts";
+import { createStarStore } from "./core/content/stars.ts";
+import type { IdentityDeps } from "./core/identity/identity-deps.ts";
 import type { DashboardDeps } from "./deps.ts";
 import { identityOptionsFrom } from "./identity-options.ts";
 import { createDashboardAccess } from "./apis/dashboard-access.ts";
-import { createAnnotationStore } from "./core/annotations.ts";
-import { dashboardDependents } from "./core/dashboard-dependents.ts";
-import { createLibraryElementStore } from "./core/library-elements.ts";
-import { createPreferenceStore } from "./core/preferences.ts";
-import { registerAccessControl } from "./legacy/access-control.ts";
-import { registerAnnotations } from "./legacy/annotations.ts";
-import { registerLibraryElements } from "./legacy/library-elements.ts";
-import { registerPreferences } from "./legacy/preferences.ts";
-import { registerTeamGroups } from "./legacy/team-groups.ts";
-import { registerAlertRules } from "./legacy/alert-rules.ts";
-import { registerHealth } from "./legacy/health.ts";
-import { registerLogin } from "./legacy/login.ts";
-import { registerOrgs } from "./legacy/orgs.ts";
-import { registerServiceAccounts } from "./legacy/service-accounts.ts";
-import { registerTeams } from "./legacy/teams.ts";
-import { registerUser } from "./legacy/user.ts";
-import { registerUsers } from "./legacy/users.ts";
-import { registerFrontendSettings } from "./legacy/frontend-settings.ts";
-import { registerServerAdmin } from "./legacy/server-admin.ts";
-import type { LicenceStore } from "./core/licence-store.ts";
+import { createAnnotationStore } from "./core/content/annotations.ts";
+import { dashboardDependents } from "./core/content/dashboard-dependents.ts";
+import { createLibraryElementStore } from "./core/content/library-elements.ts";
+import { createPreferenceStore } from "./core/content/preferences.ts";
+import { registerAccessControl } from "./legacy/identity/access-control.ts";
+import { registerAnnotations } from "./legacy/content/annotations.ts";
+import { registerLibraryElements } from "./legacy/content/library-elements.ts";
+import { registerPreferences } from "./legacy/content/preferences.ts";
+import { registerTeamGroups } from "./legacy/identity/team-groups.ts";
+import { registerAlertRules } from "./legacy/content/alert-rules.ts";
+import { registerHealth } from "./legacy/admin/health.ts";
+import { registerLogin } from "./legacy/identity/login.ts";
+import { registerOrgs } from "./legacy/identity/orgs.ts";
+import { registerServiceAccounts } from "./legacy/identity/service-accounts.ts";
+import { registerTeams } from "./legacy/identity/teams.ts";
+import { registerUser } from "./legacy/identity/user.ts";
+import { registerUsers } from "./legacy/identity/users.ts";
+import { registerFrontendSettings } from "./legacy/admin/frontend-settings.ts";
+import { registerServerAdmin } from "./legacy/admin/server-admin.ts";
+import type { LicenceStore } from "./core/admin/licence-store.ts";
 import { renderDashboardError } from "./render-error.ts";
 import { secureValueAccess, secureValueKind } from "./apis/kinds/secure-values.ts";
-import { loadDataSources } from "./core/datasource-registry.ts";
-import { provisionDataSources } from "./core/datasource-provisioning.ts";
-import type { DataSourceDeps } from "./core/datasources.ts";
-import { startSecrets } from "./core/secret-keys.ts";
-import { registerDataSources } from "./legacy/datasources.ts";
-import { unrestricted } from "./core/log-query-restriction.ts";
-import { PROXIED_PATHS, registerDataSourceProxy, sandboxProxied } from "./legacy/datasource-proxy.ts";
+import { loadDataSources } from "./core/datasources/datasource-registry.ts";
+import { provisionDataSources } from "./core/datasources/datasource-provisioning.ts";
+import type { DataSourceDeps } from "./core/datasources/datasources.ts";
+import { startSecrets } from "./core/secrets/secret-keys.ts";
+import { registerDataSources } from "./legacy/datasources/datasources.ts";
+import { unrestricted } from "./core/datasources/log-query-restriction.ts";
+import { PROXIED_PATHS, registerDataSourceProxy, sandboxProxied } from "./legacy/datasources/datasource-proxy.ts";
 import { registerDsQuery } from "./legacy/ds-query.ts";
-import { createLbac } from "./core/lbac.ts";
-import { createOutboundPolicy } from "./core/outbound-policy.ts";
-import { registerDataSourceLbac } from "./legacy/datasource-lbac.ts";
-import { grantDefaultPermissions, initializeDataSourcePermissions } from "./core/datasource-permissions.ts";
-import { changed } from "./core/identity-deps.ts";
-import { registerDataSourcePermissions } from "./legacy/datasource-permissions.ts";
+import { createLbac } from "./core/datasources/lbac.ts";
+import { createOutboundPolicy } from "./core/datasources/outbound-policy.ts";
+import { registerDataSourceLbac } from "./legacy/datasources/datasource-lbac.ts";
+import { grantDefaultPermissions, initializeDataSourcePermissions } from "./core/datasources/datasource-permissions.ts";
+import { changed } from "./core/identity/identity-deps.ts";
+import { registerDataSourcePermissions } from "./legacy/datasources/datasource-permissions.ts";
 
 export interface DashboardApp {
   app: Hono;
@@ -174,7 +174,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   if (enterprise) {
     // loaded only here: the oss edition never pays for the JWT and time-zone libraries
     const [{ registerReports }, { createReportStore }, { registerLicensing }, { createLicenceStore }] = await Promise.all([
-      import("./legacy/reports.ts"), import("./core/reports.ts"), import("./legacy/licensing.ts"), import("./core/licence-store.ts"),
+      import("./legacy/content/reports.ts"), import("./core/content/reports.ts"), import("./legacy/admin/licensing.ts"), import("./core/admin/licence-store.ts"),
     ]);
     registerReports(r, { reports: createReportStore(db.pg), dashboards: dashboardAccess, now });
     licences = createLicenceStore(db.pg, licenceKey, rootUrl);
@@ -215,7 +215,7 @@ async function loadLicenceKey(file: string): Promise<CryptoKey | undefined> {
   const pem = await readFile(file, "utf8").catch((err: unknown) => {
     throw new Error(`security.licence_public_key_file: cannot read ${file}: ${(err as Error).message}`);
   });
-  const { importLicenceKey } = await import("./core/licence.ts");
+  const { importLicenceKey } = await import("./core/admin/licence.ts");
   return importLicenceKey(pem).catch((err: unknown) => {
     throw new Error(`security.licence_public_key_file: ${file}: ${(err as Error).message}`);
   });

@@ -1,5 +1,5 @@
 import type { Config } from "../../config/schema.ts";
-import type { IdentityOptions } from "./core/identity.ts";
+import type { IdentityOptions } from "./core/identity/identity.ts";
 
 /** the identity settings of a configuration */
 export function identityOptionsFrom(config: Config, now: () => number): IdentityOptions {

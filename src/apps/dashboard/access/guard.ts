@@ -6,9 +6,9 @@ import type { Context, Handler, Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { ApiError } from "../../../lib/errors.ts";
 import { queryParams } from "../../../lib/http/query.ts";
-import type { Authenticator, Identity } from "../core/authenticate.ts";
-import { hasPermission } from "../core/permissions.ts";
-import { SESSION_COOKIE } from "../core/sessions.ts";
+import type { Authenticator, Identity } from "../core/identity/authenticate.ts";
+import { hasPermission } from "../core/identity/permissions.ts";
+import { SESSION_COOKIE } from "../core/identity/sessions.ts";
 
 export type Access =
   | { public: true }

@@ -1,7 +1,7 @@
 // The per-request context the kinds work in, shared by /apis handlers and
 // the legacy routes that read the same objects (search, stars).
-import type { Identity } from "../core/authenticate.ts";
-import { namespaceOf, type NamespaceContext } from "../core/namespaces.ts";
+import type { Identity } from "../core/identity/authenticate.ts";
+import { namespaceOf, type NamespaceContext } from "../core/identity/namespaces.ts";
 import { FOLDER_ANNOTATION, type KindContext } from "./kind.ts";
 import type { ResourceStore } from "./store.ts";
 

@@ -4,9 +4,9 @@
 // dashboard itself and its folders) and whether the caller may read them.
 import type { Context } from "hono";
 import { identityOf } from "../access/guard.ts";
-import type { Identity } from "../core/authenticate.ts";
-import type { NamespaceContext } from "../core/namespaces.ts";
-import { hasPermission } from "../core/permissions.ts";
+import type { Identity } from "../core/identity/authenticate.ts";
+import type { NamespaceContext } from "../core/identity/namespaces.ts";
+import { hasPermission } from "../core/identity/permissions.ts";
 import { createKindContext } from "./context.ts";
 import { FOLDER_ANNOTATION, INTERNAL_ID_LABEL, type KindContext, type KindDescriptor } from "./kind.ts";
 import { canRead } from "./objects.ts";

@@ -3,7 +3,7 @@
 // CRUD, lists, selectors, history, concurrency and Status errors come from
 // the machinery.
 import { ApiError } from "../../../lib/errors.ts";
-import type { Identity } from "../core/authenticate.ts";
+import type { Identity } from "../core/identity/authenticate.ts";
 import type { BucketKey, ResourceStore, StoredObject } from "./store.ts";
 
 export interface KindVersion {
@@ -98,4 +98,15 @@ export const statusErrors = {
 
 export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/** the versions of a kind this server serves: those on by default and those a feature toggle "<group>/<version>" turns on, less those "-<group>/<version>" turns off */
+export function servedVersions(d: KindDescriptor, toggles: readonly string[]): string[] {
+  return d.versions
+    .filter((v) => {
+      const id = `${d.group}/${v.name}`;
+      if (toggles.includes(`-${id}`)) return false;
+      return v.defaultOn || toggles.includes(id);
+    })
+    .map((v) => v.name);
 }

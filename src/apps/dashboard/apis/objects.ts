@@ -1,7 +1,7 @@
 // Create, read, update and delete of one object of any kind.
 import { randomUUID } from "node:crypto";
 import { canonicalJson } from "../../../lib/json.ts";
-import { hasPermission } from "../core/permissions.ts";
+import { hasPermission } from "../core/identity/permissions.ts";
 import { checkName, generatedName, parseObjectBody } from "./envelope.ts";
 import {
   CREATED_BY, FOLDER_ANNOTATION, INTERNAL_ID_LABEL, MESSAGE_ANNOTATION, SERVER_ANNOTATIONS, UPDATED_AT, UPDATED_BY,

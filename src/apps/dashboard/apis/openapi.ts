@@ -4,7 +4,7 @@
 // it as a page (no external scripts: it works offline).
 import type { Router, RouteEntry } from "../access/guard.ts";
 import type { KindDescriptor } from "./kind.ts";
-import { servedVersions } from "./routes.ts";
+import { servedVersions } from "./kind.ts";
 import { VERSION } from "../../../version.ts";
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");

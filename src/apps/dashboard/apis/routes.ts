@@ -7,10 +7,10 @@ import { queryParams } from "../../../lib/http/query.ts";
 import { readJson } from "../../../lib/http/base-app.ts";
 import { parseResourceVersion } from "./query-options.ts";
 import { identityOf, type Router } from "../access/guard.ts";
-import { orgIdOfNamespace, type NamespaceContext } from "../core/namespaces.ts";
+import { orgIdOfNamespace, type NamespaceContext } from "../core/identity/namespaces.ts";
 import { createKindContext } from "./context.ts";
 import { toResponse } from "./envelope.ts";
-import type { KindContext, KindDescriptor } from "./kind.ts";
+import { servedVersions, type KindContext, type KindDescriptor } from "./kind.ts";
 import { listObjects } from "./lists.ts";
 import { createObject, deleteObject, getObject, updateObject } from "./objects.ts";
 import type { ResourceStore } from "./store.ts";
@@ -25,16 +25,6 @@ export interface ApisDeps {
 
 const notServed = () =>
   new ApiError(404, "the server could not find the requested resource", { reason: "NotFound" });
-
-export function servedVersions(d: KindDescriptor, toggles: readonly string[]): string[] {
-  return d.versions
-    .filter((v) => {
-      const id = `${d.group}/${v.name}`;
-      if (toggles.includes(`-${id}`)) return false;
-      return v.defaultOn || toggles.includes(id);
-    })
-    .map((v) => v.name);
-}
 
 export function registerApis(r: Router, deps: ApisDeps): void {
   const served = new Map<string, KindDescriptor>();

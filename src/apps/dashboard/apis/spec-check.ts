@@ -1,6 +1,6 @@
 // Spec validation with arktype, failing as a Status naming the field.
 import { type } from "../../../lib/arktype.ts";
-import { tooLong } from "../core/name-limits.ts";
+import { tooLong } from "../core/identity/name-limits.ts";
 import { statusErrors, type KindDescriptor } from "./kind.ts";
 
 export function checkSpec<T>(d: KindDescriptor, schema: (data: unknown) => T | InstanceType<typeof type.errors>, spec: unknown, name: string): T {

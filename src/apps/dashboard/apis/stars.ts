@@ -3,8 +3,8 @@
 import type { Context } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { identityOf, type Router } from "../access/guard.ts";
-import { namespaceOf, orgIdOfNamespace, type NamespaceContext } from "../core/namespaces.ts";
-import type { StarRef, StarStore } from "../core/stars.ts";
+import { namespaceOf, orgIdOfNamespace, type NamespaceContext } from "../core/identity/namespaces.ts";
+import type { StarRef, StarStore } from "../core/content/stars.ts";
 import type { ResourceStore } from "./store.ts";
 
 export interface StarsDeps {

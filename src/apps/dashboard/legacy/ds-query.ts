@@ -1,10 +1,10 @@
 // POST /api/ds/query (spec "Legacy data sources"; reference §4): queries
 // answered as data frames. The route needs datasources:query at all; each
-// query's data source is then checked (core/ds-query.ts).
+// query's data source is then checked (core/queries/ds-query.ts).
 import { type } from "../../../lib/arktype.ts";
 import { parseBody } from "../../../lib/http/validate.ts";
 import { identityOf, type Router } from "../access/guard.ts";
-import { runDsQuery, type DsQueryDeps } from "../core/ds-query.ts";
+import { runDsQuery, type DsQueryDeps } from "../core/queries/ds-query.ts";
 import { jsonObject } from "./schemas.ts";
 
 const DsQueryIn = type({

@@ -2,14 +2,14 @@
 // top-level fields are type-checked when present, unknown ones are kept;
 // spec.version follows metadata.generation.
 import { type } from "../../../../lib/arktype.ts";
-import { hasPermission } from "../../core/permissions.ts";
+import { hasPermission } from "../../core/identity/permissions.ts";
 import { toResponse } from "../envelope.ts";
-import type { DashboardDependents } from "../../core/dashboard-dependents.ts";
+import type { DashboardDependents } from "../../core/content/dashboard-dependents.ts";
 import { CREATED_BY, FOLDER_ANNOTATION, INTERNAL_ID_LABEL, UPDATED_AT, UPDATED_BY, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
 import { dashboardUrl, folderUrl, slugify } from "../search.ts";
 import type { StoredObject } from "../store.ts";
 import { checkSpec, checkTitle } from "../spec-check.ts";
-import { NAME_LIMITS } from "../../core/name-limits.ts";
+import { NAME_LIMITS } from "../../core/identity/name-limits.ts";
 
 const DashboardSpec = type({
   title: "string",

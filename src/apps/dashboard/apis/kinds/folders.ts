@@ -4,11 +4,11 @@
 import { type } from "../../../../lib/arktype.ts";
 import { ApiError } from "../../../../lib/errors.ts";
 import { FOLDER_ANNOTATION, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
-import type { DashboardDependents } from "../../core/dashboard-dependents.ts";
-import type { LibraryElementStore } from "../../core/library-elements.ts";
-import type { StarStore } from "../../core/stars.ts";
+import type { DashboardDependents } from "../../core/content/dashboard-dependents.ts";
+import type { LibraryElementStore } from "../../core/content/library-elements.ts";
+import type { StarStore } from "../../core/content/stars.ts";
 import { checkSpec, checkTitle } from "../spec-check.ts";
-import { NAME_LIMITS } from "../../core/name-limits.ts";
+import { NAME_LIMITS } from "../../core/identity/name-limits.ts";
 import type { StoredObject } from "../store.ts";
 
 const FolderSpec = type({ title: "string", "description?": "string" });

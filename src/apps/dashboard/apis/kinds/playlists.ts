@@ -4,7 +4,7 @@ import { type } from "../../../../lib/arktype.ts";
 import { parseDuration } from "../../../../lib/units.ts";
 import { statusErrors, type KindDescriptor } from "../kind.ts";
 import { checkSpec, checkTitle } from "../spec-check.ts";
-import { NAME_LIMITS } from "../../core/name-limits.ts";
+import { NAME_LIMITS } from "../../core/identity/name-limits.ts";
 
 const PlaylistSpec = type({
   title: "string",

@@ -1,14 +1,14 @@
 // Secure values (secret.svc.app/v1beta1): a described secret whose value is
-// write-only. The value is sealed (core/secrets.ts) into its own row and taken
+// write-only. The value is sealed (core/secrets/secrets.ts) into its own row and taken
 // out of the object before the machinery stores it, so it is in no response,
 // list, history entry or log line; DELETE removes the sealed row with the
 // object. Data sources read values through secureValueAccess.
 import type { PGlite } from "@electric-sql/pglite";
 import { type } from "../../../../lib/arktype.ts";
 import { ApiError, forbidden } from "../../../../lib/errors.ts";
-import { namespaceOf, type NamespaceContext } from "../../core/namespaces.ts";
-import type { SecureValueAccess } from "../../core/datasources.ts";
-import type { SealedField, Secrets } from "../../core/secrets.ts";
+import { namespaceOf, type NamespaceContext } from "../../core/identity/namespaces.ts";
+import type { SecureValueAccess } from "../../core/datasources/datasources.ts";
+import type { SealedField, Secrets } from "../../core/secrets/secrets.ts";
 import { statusErrors, type KindDescriptor } from "../kind.ts";
 import type { ResourceStore, StoredObject } from "../store.ts";
 

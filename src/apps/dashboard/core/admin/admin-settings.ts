@@ -1,0 +1,53 @@
+// GET /api/admin/settings: the effective configuration in the real product's
+// shape, {section: {key: "value"}} with every value a string. Its sections
+// are ini sections; Outpost's are the config file's top-level blocks, with
+// deeper blocks as dotted keys ({"logs": {"auth_proxy.enabled": "false"}}).
+import { configKeys } from "../../../../config/keys.ts";
+import { maskedConfig } from "../../../../config/masked.ts";
+import type { Config } from "../../../../config/schema.ts";
+import { formatDuration } from "../../../../lib/units.ts";
+
+/** what the real product shows in place of a secret (setting.RedactedPassword) */
+export const REDACTED = "*********";
+
+/**
+ * Sections left out: the datasources block holds data source secrets in
+ * free-form fields that no key table describes.
+ */
+const OMITTED_SECTIONS = new Set(["datasources"]);
+
+const secretPaths = new Set(configKeys.filter((k) => k.secret).map((k) => k.path));
+const durationPaths = new Set(configKeys.filter((k) => k.kind === "duration").map((k) => k.path));
+
+export type SettingsBag = Record<string, Record<string, string>>;
+
+export function adminSettings(config: Config): SettingsBag {
+  // masked first, so a secret never reaches the flattening even if a rule below were wrong
+  const masked = maskedConfig(config);
+  const bag: SettingsBag = {};
+  for (const [section, block] of Object.entries(masked)) {
+    if (OMITTED_SECTIONS.has(section) || block === null || typeof block !== "object" || Array.isArray(block)) continue;
+    const keys: Record<string, string> = {};
+    flatten(block as Record<string, unknown>, section, "", keys);
+    bag[section] = keys;
+  }
+  return bag;
+}
+
+function flatten(block: Record<string, unknown>, section: string, prefix: string, into: Record<string, string>): void {
+  for (const [name, value] of Object.entries(block)) {
+    const key = prefix + name;
+    const path = `${section}.${key}`;
+    if (secretPaths.has(path)) into[key] = REDACTED;
+    else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      flatten(value as Record<string, unknown>, section, `${key}.`, into);
+    } else into[key] = text(value, durationPaths.has(path));
+  }
+}
+
+/** as an ini file would hold it: lists comma-separated, durations as written (5m), sizes in bytes */
+function text(value: unknown, isDuration: boolean): string {
+  if (Array.isArray(value)) return value.map((v) => String(v)).join(",");
+  if (isDuration && typeof value === "number") return formatDuration(value);
+  return value === undefined || value === null ? "" : String(value);
+}

@@ -1,0 +1,113 @@
+// Users: creation by a server admin, the signed-in user's profile, password
+// and current organization. Messages follow the real product (reference §7.4).
+import { sha256 } from "./tokens.ts";
+import { createHash } from "node:crypto";
+import { ApiError, badRequest, notFound } from "../../../../lib/errors.ts";
+import { newUid } from "../../../../lib/ids.ts";
+import { toUser, type UserRecord } from "./access-model.ts";
+import type { OrgRole } from "./basic-roles.ts";
+import { changed, type IdentityDeps } from "./identity-deps.ts";
+import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords.ts";
+import { isUniqueViolation } from "../../../../db/errors.ts";
+import { NAME_LIMITS, requireMaxLength } from "./name-limits.ts";
+
+export interface NewUser {
+  login?: string | undefined;
+  email?: string | undefined;
+  name?: string | undefined;
+  password: string;
+  orgId?: number | undefined;
+  role?: OrgRole | undefined;
+  isServerAdmin?: boolean | undefined;
+}
+
+export async function createUser(deps: IdentityDeps, input: NewUser): Promise<UserRecord> {
+  const login = (input.login ?? input.email ?? "").trim();
+  const email = (input.email ?? input.login ?? "").trim();
+  if (!login) throw badRequest("Need to specify either username or email");
+  requireMaxLength("login", login, NAME_LIMITS.userLogin);
+  requireMaxLength("email", email, NAME_LIMITS.userEmail);
+  requireMaxLength("name", input.name, NAME_LIMITS.userName);
+  if (input.password.length < MIN_PASSWORD_LENGTH) throw badRequest("New password is too short");
+  const orgId = input.orgId ?? 1;
+  const org = await deps.pg.query("select 1 from orgs where id = $1", [orgId]);
+  if (!org.rows.length) throw badRequest("organization not found");
+  const snap = await deps.model.snapshot();
+  if (snap.byLogin.has(login.toLowerCase()) || snap.byLogin.has(email.toLowerCase())) {
+    throw new ApiError(412, `User with email '${email}' or username '${login}' already exists`);
+  }
+  const hash = await hashPassword(input.password);
+  const user = await deps.pg.transaction(async (tx) => {
+    const row = await tx.query<Record<string, unknown>>(
+      `insert into users (uid, login, email, name, password_hash, is_server_admin, current_org_id)
+       values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+      [newUid(), login, email, input.name ?? "", hash, input.isServerAdmin ?? false, orgId],
+    );
+    const created = toUser(row.rows[0]!);
+    await tx.query("insert into org_members (org_id, user_id, role) values ($1, $2, $3)", [orgId, created.id, input.role ?? "Viewer"]);
+    return created;
+  }).catch((err: unknown) => {
+    if (isUniqueViolation(err, "users_login_key", "users_email_key")) {
+      throw new ApiError(412, `User with email '${email}' or username '${login}' already exists`);
+    }
+    throw err;
+  });
+  changed(deps);
+  return user;
+}
+
+/** the caller's own session (the one that asked) stays signed in; every other session of the user ends */
+export async function changePassword(deps: IdentityDeps, user: UserRecord, oldPassword: string, newPassword: string, currentSession?: string): Promise<void> {
+  // throttled like sign-in: a stolen session must not be a way to guess the password
+  if (!(await deps.auth.checkOwnPassword(user, oldPassword))) throw badRequest("Invalid old password");
+  if (newPassword.length < MIN_PASSWORD_LENGTH) throw badRequest("New password is too short");
+  await setPassword(deps, user.id, newPassword, currentSession);
+}
+
+export async function setPassword(deps: IdentityDeps, userId: number, password: string, keepSession?: string): Promise<void> {
+  const hash = await hashPassword(password);
+  const r = await deps.pg.query("update users set password_hash = $1, updated_at = now() where id = $2 and not is_service_account", [hash, userId]);
+  if (!r.affectedRows) throw notFound("User not found");
+  // sessions of the user end with the old password, except the one that changed it
+  await deps.pg.query("delete from sessions where user_id = $1 and token_hash <> $2", [userId, keepSession ? sha256(keepSession) : ""]);
+  changed(deps);
+}
+
+export async function switchOrg(deps: IdentityDeps, user: UserRecord, orgId: number): Promise<void> {
+  const snap = await deps.model.snapshot();
+  if (!snap.memberships.get(user.id)?.has(orgId)) throw new ApiError(401, "Not a valid organization");
+  await deps.pg.query("update users set current_org_id = $1, updated_at = now() where id = $2", [orgId, user.id]);
+  changed(deps);
+}
+
+export function avatarUrl(email: string): string {
+  return `/avatar/${createHash("md5").update(email.trim().toLowerCase()).digest("hex")}`;
+}
+
+/** GET /api/user: the real product's fields, with the server-admin flag named neutrally */
+/** per user record (a snapshot's records are replaced when it is rebuilt): GET /api/user runs on every page */
+const derived = new WeakMap<UserRecord, { updatedAt: string; createdAt: string; avatarUrl: string }>();
+
+export function profileOf(user: UserRecord, orgId: number) {
+  let d = derived.get(user);
+  if (!d) derived.set(user, (d = { updatedAt: user.updatedAt.toISOString(), createdAt: user.createdAt.toISOString(), avatarUrl: avatarUrl(user.email) }));
+  return {
+    id: user.id,
+    uid: user.uid,
+    email: user.email,
+    name: user.name,
+    login: user.login,
+    theme: user.theme,
+    orgId,
+    isSvcAdmin: user.isServerAdmin,
+    isDisabled: user.isDisabled,
+    isExternal: false,
+    isExternallySynced: false,
+    isSvcAdminExternallySynced: false,
+    authLabels: [] as string[],
+    updatedAt: d.updatedAt,
+    createdAt: d.createdAt,
+    avatarUrl: d.avatarUrl,
+    isProvisioned: false,
+  };
+}

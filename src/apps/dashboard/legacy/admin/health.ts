@@ -1,0 +1,15 @@
+// GET /api/health: {database, version, commit}; 503 with database "failing"
+// when the database cannot answer (the real product's shape).
+import { COMMIT, VERSION } from "../../../../version.ts";
+import type { Router } from "../../access/guard.ts";
+import type { DashboardDeps } from "../../deps.ts";
+import { createHealthProbe } from "../../core/admin/health.ts";
+
+export function registerHealth(r: Router, deps: DashboardDeps): void {
+  const healthy = createHealthProbe(deps.db);
+  r.get("/api/health", { public: true }, async (c) => {
+    const ok = await healthy();
+    c.header("Cache-Control", "no-store");
+    return c.json({ database: ok ? "ok" : "failing", version: VERSION, commit: COMMIT }, ok ? 200 : 503);
+  });
+}

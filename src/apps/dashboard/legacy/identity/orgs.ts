@@ -1,0 +1,94 @@
+// Server-admin user and organization management: POST /api/admin/users,
+// GET and POST /api/orgs, GET and POST /api/orgs/:orgId/users; and the
+// current organization: GET /api/org, GET /api/org/users(/search).
+import { type } from "../../../../lib/arktype.ts";
+import type { Context } from "hono";
+import { positiveInt } from "../../../../lib/http/query.ts";
+import { parseBody } from "../../../../lib/http/validate.ts";
+import { dbId } from "../schemas.ts";
+import { identityOf, type Router } from "../../access/guard.ts";
+import { ORG_ROLES } from "../../core/identity/basic-roles.ts";
+import type { IdentityDeps } from "../../core/identity/identity-deps.ts";
+import {
+  addOrgMember, createOrg, listOrgMembers, orgDetails, parseId, removeOrgMember, searchOrgMembers, searchOrgs, updateOrgMember,
+  type MemberCaller,
+} from "../../core/identity/orgs.ts";
+import { createUser } from "../../core/identity/users.ts";
+import { pageQuery } from "../schemas.ts";
+
+const role = type.enumerated(...ORG_ROLES);
+const NewUser = type({
+  "name?": "string",
+  "email?": "string",
+  "login?": "string",
+  password: "string",
+  "OrgId?": dbId,
+  "orgId?": dbId,
+});
+const NewOrg = type({ name: "string > 0" });
+const NewMember = type({ loginOrEmail: "string > 0", role });
+const MemberRole = type({ role });
+
+function memberCaller(c: Context): MemberCaller {
+  const id = identityOf(c);
+  return { orgRole: id.orgRole, isServerAdmin: id.user.isServerAdmin };
+}
+
+/** the real product's member list parameters: part of a login, email or name, and at most `limit` members (0: all) */
+const listQuery = (c: Context) => ({ query: c.req.query("query") ?? "", limit: positiveInt(c.req.query("limit"), 0) });
+
+export function registerOrgs(r: Router, deps: IdentityDeps): void {
+  r.post("/api/admin/users", { action: "users:create" }, async (c) => {
+    const body = await parseBody(c, NewUser);
+    const user = await createUser(deps, { ...body, orgId: body.OrgId ?? body.orgId });
+    return c.json({ id: user.id, uid: user.uid, message: "User created" });
+  });
+
+  r.post("/api/orgs", { action: "orgs:create" }, async (c) => {
+    const body = await parseBody(c, NewOrg);
+    const orgId = await createOrg(deps, body.name, identityOf(c).user);
+    return c.json({ orgId, message: "Organization created" });
+  });
+
+  // every organization: orgs:read on all of them (server admins); Viewers hold orgs:read for their own only
+  r.get("/api/orgs", { action: "orgs:read", scope: () => "orgs:*" }, async (c) =>
+    c.json(await searchOrgs(deps, { ...pageQuery(c), name: c.req.query("name") })),
+  );
+
+  r.get("/api/org", { action: "orgs:read" }, async (c) => c.json(await orgDetails(deps, identityOf(c).orgId)));
+
+  r.get("/api/org/users", { action: "org.users:read" }, async (c) => c.json(await listOrgMembers(deps, identityOf(c).orgId, listQuery(c))));
+
+  r.get("/api/org/users/search", { action: "org.users:read" }, async (c) =>
+    c.json(await searchOrgMembers(deps, identityOf(c).orgId, pageQuery(c))),
+  );
+
+  // permissions are those the caller holds in the organization of the path
+  const inPathOrg = { orgOf: (c: Context) => c.req.param("orgId") };
+  r.get("/api/orgs/:orgId/users", { action: "org.users:read", ...inPathOrg }, async (c) => {
+    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
+    return c.json(await listOrgMembers(deps, orgId, listQuery(c)));
+  });
+
+  r.post("/api/orgs/:orgId/users", { action: "org.users:add", ...inPathOrg }, async (c) => {
+    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
+    const body = await parseBody(c, NewMember);
+    const userId = await addOrgMember(deps, memberCaller(c), orgId, body.loginOrEmail, body.role);
+    return c.json({ message: "User added to organization", userId });
+  });
+
+  r.patch("/api/orgs/:orgId/users/:userId", { action: "org.users:write", ...inPathOrg }, async (c) => {
+    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
+    const userId = parseId(c.req.param("userId"), "userId is invalid");
+    const body = await parseBody(c, MemberRole);
+    await updateOrgMember(deps, memberCaller(c), orgId, userId, body.role);
+    return c.json({ message: "Organization user updated" });
+  });
+
+  r.delete("/api/orgs/:orgId/users/:userId", { action: "org.users:remove", ...inPathOrg }, async (c) => {
+    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
+    const userId = parseId(c.req.param("userId"), "userId is invalid");
+    await removeOrgMember(deps, memberCaller(c), orgId, userId);
+    return c.json({ message: "User removed from organization" });
+  });
+}
