@@ -7,10 +7,10 @@ import { readdirSync, readFileSync, statSync, mkdtempSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/load.ts";
-import { createLogger } from "../../src/lib/logger.ts";
-import { startOutpost, type RunningServer } from "../../src/server.ts";
-import { ADMIN, basic, bearer, client, type CallOptions, type Reply } from "../helpers/api.ts";
+import { loadConfig } from "../../../../src/config/load.ts";
+import { createLogger } from "../../../../src/lib/logger.ts";
+import { startOutpost, type RunningServer } from "../../../../src/server.ts";
+import { ADMIN, basic, bearer, client, type CallOptions, type Reply } from "../../../helpers/api.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "outpost-at-rest-"));
 const dataDir = join(dir, "data");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer } from "../../../helpers/server.ts";
 
 describe("GET /api/health", () => {
   let server: TestServer;
