@@ -8,7 +8,7 @@ import { csrfProtection } from "../../lib/http/csrf.ts";
 import { FRAME_AND_SNIFF_HEADERS } from "../../lib/http/frame-options.ts";
 import { tlsEnabled } from "../../platform/tls.ts";
 import { SESSION_COOKIE } from "./core/identity/sessions.ts";
-import { createRouter, maybeIdentity, type RouteEntry } from "./access/guard.ts";
+import { createRouter, maybeIdentity, ORG_HEADER_ALIAS, type RouteEntry } from "./access/guard.ts";
 import { registerAdminPage } from "./admin/serve-admin.ts";
 import { dashboardKind } from "./apis/kinds/dashboards.ts";
 import { folderKind } from "./apis/kinds/folders.ts";
@@ -93,7 +93,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     lifecycle: deps.lifecycle,
     maxBodyBytes: config.server.max_request_body_size,
     render: renderDashboardError,
-    subjectOf: (c) => ({ org: maybeIdentity(c)?.orgId ?? c.req.header("X-Svc-Org-Id") }),
+    subjectOf: (c) => ({ org: maybeIdentity(c)?.orgId ?? c.req.header("X-Svc-Org-Id") ?? c.req.header(ORG_HEADER_ALIAS) }),
     // before the body is read: a forged request is refused without reading it
     defaultHeaders: FRAME_AND_SNIFF_HEADERS,
     early: [

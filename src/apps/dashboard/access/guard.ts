@@ -54,7 +54,7 @@ async function authorize(c: Context, access: Exclude<Access, { public: true }>, 
   const identity = await auth.authenticate({
     authorization: c.req.header("Authorization"),
     session: getCookie(c, SESSION_COOKIE),
-    orgId: ("orgOf" in access ? access.orgOf?.(c) : undefined) ?? queryParams(c).one("targetOrgId") ?? c.req.header("X-Svc-Org-Id"),
+    orgId: ("orgOf" in access ? access.orgOf?.(c) : undefined) ?? queryParams(c).one("targetOrgId") ?? orgHeader(c),
   });
   c.set("identity" as never, identity as never);
   if (access.usersOnly && identity.kind !== "user") throw new ApiError(403, "Endpoint only available for users");
@@ -64,6 +64,24 @@ async function authorize(c: Context, access: Exclude<Access, { public: true }>, 
       throw access.denied ? new ApiError(403, access.denied) : accessDenied(access.action);
     }
   }
+}
+
+/** the header the real product's clients name the organization by (docs/compatibility.md): the same as X-Svc-Org-Id */
+export const ORG_HEADER_ALIAS = "X-Grafana-Org-Id";
+
+/**
+ * The organization a legacy request names by header: X-Svc-Org-Id, or its
+ * alias as the real product's clients send it (grafana-client's
+ * organization_id, Terraform's org_id). Both at once must agree: a request
+ * naming two organizations is refused, never answered in either.
+ */
+export function orgHeader(c: Context): string | undefined {
+  const own = c.req.header("X-Svc-Org-Id");
+  const alias = c.req.header(ORG_HEADER_ALIAS);
+  if (own !== undefined && alias !== undefined && own.trim() !== alias.trim()) {
+    throw new ApiError(400, `the X-Svc-Org-Id header (${own.slice(0, 20)}) and the ${ORG_HEADER_ALIAS} header (${alias.slice(0, 20)}) name different organizations`);
+  }
+  return own ?? alias;
 }
 
 /** the real product's RBAC denial body (reference §1.1, shape 3) */

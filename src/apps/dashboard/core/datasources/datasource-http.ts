@@ -16,7 +16,7 @@ export const DATA_PROXY_TIMEOUT_MS = 30_000;
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"];
 
 /** what the caller sends that only concerns Outpost, or that the data source's configuration decides */
-const CALLER_ONLY = ["authorization", "cookie", "x-svc-org-id", "x-scope-orgid", "host", "content-length", "accept-encoding", "x-ds-authorization"];
+const CALLER_ONLY = ["authorization", "cookie", "x-svc-org-id", "x-grafana-org-id", "x-scope-orgid", "host", "content-length", "accept-encoding", "x-ds-authorization"];
 
 /** what the upstream answers that must not reach the caller (fetch has already decoded the body) */
 const UPSTREAM_ONLY = ["set-cookie", "content-encoding", "content-length"];

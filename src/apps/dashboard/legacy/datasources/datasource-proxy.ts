@@ -5,7 +5,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { badRequest, notFound } from "../../../../lib/errors.ts";
-import { identityOf, type Router } from "../../access/guard.ts";
+import { identityOf, orgHeader, type Router } from "../../access/guard.ts";
 import { checkDataSourceHealth } from "../../core/queries/datasource-health.ts";
 import { sandboxProxiedResponse } from "../../core/datasources/datasource-http.ts";
 import { proxyToDataSource, type ProxyDeps, type ProxyMode } from "../../core/datasources/datasource-proxy.ts";
@@ -52,7 +52,7 @@ export const sandboxProxied: MiddlewareHandler = async (c, next) => {
 function proxiedOrgOf(c: Context): string | undefined {
   if (c.req.header("Authorization") || getCookie(c, SESSION_COOKIE) === undefined) return undefined;
   // "" is no organization: the identity falls back to the user's current one
-  return c.req.header("X-Svc-Org-Id") ?? "";
+  return orgHeader(c) ?? "";
 }
 
 export function registerDataSourceProxy(r: Router, deps: ProxyDeps): void {
