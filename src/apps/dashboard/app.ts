@@ -93,6 +93,8 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     lifecycle: deps.lifecycle,
     maxBodyBytes: config.server.max_request_body_size,
     render: renderDashboardError,
+    // POST /api/serviceaccounts/ and GET /api/datasources/ as clients send them (issue 21)
+    trailingSlashOptional: true,
     subjectOf: (c) => ({ org: maybeIdentity(c)?.orgId ?? c.req.header("X-Svc-Org-Id") ?? c.req.header(ORG_HEADER_ALIAS) }),
     // before the body is read: a forged request is refused without reading it
     defaultHeaders: FRAME_AND_SNIFF_HEADERS,

@@ -24,6 +24,8 @@ export interface BaseAppOptions {
   defaultHeaders?: HeaderList;
   /** told each request's duration once it is answered (the stores' request histograms) */
   observe?: (c: Context, seconds: number) => void;
+  /** a path with a trailing slash reaches the route without it (the dashboard: its real counterpart's router does so, and clients rely on it) */
+  trailingSlashOptional?: boolean;
 }
 
 /** a NUL in the path or query could only end in a database error */
@@ -31,7 +33,7 @@ const NUL = /%00/i;
 
 export function createBaseApp(options: BaseAppOptions): Hono {
   const { logger, lifecycle, render } = options;
-  const app = new Hono();
+  const app = new Hono({ strict: !options.trailingSlashOptional });
 
   // one outer layer for what every request gets (each middleware layer costs every request a dispatch)
   app.use(async (c, next) => {
