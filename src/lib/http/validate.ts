@@ -17,9 +17,26 @@ export function check<T>(schema: Validator<T>, data: unknown, prefix = "bad requ
   return out;
 }
 
-/** the body checked against a schema; a top-level array is refused unless the route takes one */
+/**
+ * A body's top-level fields that are null, taken as absent, as Go servers read
+ * them (a field left at its zero value): clients of the real product send
+ * every unset field as null (grafana-client's `"panelId": null`). Nested
+ * values are the caller's data and stay as sent.
+ */
+export function nullsAbsent(data: unknown): unknown {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return data;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(data)) {
+    if (value !== null) continue;
+    out ??= { ...(data as Record<string, unknown>) };
+    delete out[key];
+  }
+  return out ?? data;
+}
+
+/** the body checked against a schema (top-level nulls absent: nullsAbsent); a top-level array is refused unless the route takes one */
 export async function parseBody<T>(c: Context, schema: Validator<T>, options: { array?: boolean } = {}): Promise<T> {
-  const data = await readJson(c);
+  const data = nullsAbsent(await readJson(c));
   if (Array.isArray(data) && !options.array) throw new ApiError(400, "bad request data: the body must be a JSON object", { messageId: "bad-request.invalid-field" });
   return check(schema, data);
 }

@@ -18,7 +18,8 @@ describe("data source input", () => {
       [prom("n", { url: 42 }), /url must be a string/],
       [prom("n", { basicAuth: "yes" }), /basicAuth must be boolean/],
       [prom("n", { isDefault: 1 }), /isDefault must be boolean/],
-      [prom("n", { withCredentials: null }), /withCredentials must be boolean/],
+      // (null is an absent field, as the real product reads it: test/dashboard/null-fields.test.ts)
+      [prom("n", { withCredentials: "true" }), /withCredentials must be boolean/],
       [prom("n", { version: 1.5 }), /version must be an integer/],
       [prom("n", { version: "2" }), /version must be/],
       [prom("n", { jsonData: [1, 2] }), /jsonData must be a JSON object/],

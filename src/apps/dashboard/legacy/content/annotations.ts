@@ -7,6 +7,7 @@ import { type } from "../../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { ApiError, badRequest } from "../../../../lib/errors.ts";
 import { readJson } from "../../../../lib/http/base-app.ts";
+import { nullsAbsent } from "../../../../lib/http/validate.ts";
 import { intParam, positiveInt } from "../../../../lib/http/query.ts";
 import { accessDenied, identityOf, type Router } from "../../access/guard.ts";
 import type { DashboardAccess, DashboardRef } from "../../apis/dashboard-access.ts";
@@ -57,9 +58,11 @@ export interface AnnotationDeps {
 /** a body checked against a schema; any failure is the real product's one message */
 async function bodyOf<T>(c: Context, schema: (d: unknown) => T | InstanceType<typeof type.errors>, failure: string): Promise<T> {
   // malformed JSON is the real product's bare message; unsafe JSON keeps its reason
-  const data = await readJson(c).catch((err: unknown) => {
-    throw err instanceof ApiError && err.message.startsWith("bad request data: the body is not valid JSON") ? badRequest("bad request data") : err;
-  });
+  const data = nullsAbsent(
+    await readJson(c).catch((err: unknown) => {
+      throw err instanceof ApiError && err.message.startsWith("bad request data: the body is not valid JSON") ? badRequest("bad request data") : err;
+    }),
+  );
   if (Array.isArray(data)) throw badRequest(`${failure}: the body must be a JSON object`);
   const out = schema(data);
   if (out instanceof type.errors) throw badRequest(`${failure}: ${out.summary.split("\n").join("; ")}`);
