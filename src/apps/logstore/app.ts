@@ -64,6 +64,9 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     // before everything else: a preflight carries no tenant
     early: [storeCors],
     durations,
+    // Loki's own paths, as shippers (winston-loki, pino-loki) and the real Loki data source send them:
+    // the same handlers (docs/compatibility.md)
+    pathAliases: [["/loki/api/v1", "/svc/api/v1"]],
   });
   const metrics = createLogStoreMetrics();
   const store = await openLogStore({

@@ -3,6 +3,7 @@
 // its own renderer so the body has its family's shape (DESIGN rule 4).
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { getPath } from "hono/utils/url";
 import { ApiError } from "../errors.ts";
 import { jsonTextProblem } from "../json-safety.ts";
 import { applyDefaultHeaders, type HeaderList } from "./frame-options.ts";
@@ -26,6 +27,19 @@ export interface BaseAppOptions {
   observe?: (c: Context, seconds: number) => void;
   /** a path with a trailing slash reaches the route without it (the dashboard: its real counterpart's router does so, and clients rely on it) */
   trailingSlashOptional?: boolean;
+  /** path prefixes routed as others: [alias, prefix] (the log store's /loki/api/v1 as its /svc/api/v1) */
+  pathAliases?: ReadonlyArray<readonly [string, string]>;
+}
+
+/** Hono's path of a request, with a prefix alias replaced by what it stands for (the handlers see the path as sent) */
+function aliasedPath(aliases: ReadonlyArray<readonly [string, string]>): (request: Request) => string {
+  return (request) => {
+    const path = getPath(request);
+    for (const [alias, prefix] of aliases) {
+      if (path === alias || path.startsWith(`${alias}/`)) return prefix + path.slice(alias.length);
+    }
+    return path;
+  };
 }
 
 /** a NUL in the path or query could only end in a database error */
@@ -33,7 +47,8 @@ const NUL = /%00/i;
 
 export function createBaseApp(options: BaseAppOptions): Hono {
   const { logger, lifecycle, render } = options;
-  const app = new Hono({ strict: !options.trailingSlashOptional });
+  if (options.pathAliases && options.trailingSlashOptional) throw new Error("path aliases and optional trailing slashes are not combined");
+  const app = options.pathAliases ? new Hono({ getPath: aliasedPath(options.pathAliases) }) : new Hono({ strict: !options.trailingSlashOptional });
 
   // one outer layer for what every request gets (each middleware layer costs every request a dispatch)
   app.use(async (c, next) => {

@@ -23,6 +23,8 @@ export interface StoreAppOptions {
   hosts?: AllowedHostsOptions;
   /** the request duration histogram */
   durations?: RequestHistogram;
+  /** path prefixes routed as others: [alias, prefix] */
+  pathAliases?: ReadonlyArray<readonly [string, string]>;
 }
 
 export function createStoreApp(options: StoreAppOptions): Hono {
@@ -34,6 +36,7 @@ export function createStoreApp(options: StoreAppOptions): Hono {
     subjectOf: (c) => ({ tenant: c.req.header("X-Scope-OrgID") }),
     early: [...(options.hosts ? [allowedHosts(options.hosts)] : []), ...(options.early ?? [])],
     ...(options.durations ? { observe: options.durations.observeRequest } : {}),
+    ...(options.pathAliases ? { pathAliases: options.pathAliases } : {}),
   });
   registerReady(app, options.lifecycle);
   return app;

@@ -103,7 +103,7 @@ describe("the label restriction (LBAC) hook on loki queries", () => {
   it("tail, push, a path outside the API prefix or unknown -> 403 and nothing sent (fail closed)", async () => {
     for (const path of [
       "/api/datasources/proxy/uid/logs/svc/api/v1/tail?query=%7Ba%3D%22b%22%7D",
-      "/api/datasources/proxy/uid/logs/loki/api/v1/query?query=%7Ba%3D%22b%22%7D",
+      "/api/datasources/proxy/uid/logs/other/api/v1/query?query=%7Ba%3D%22b%22%7D",
       "/api/datasources/proxy/uid/logs/metrics",
       "/api/datasources/uid/logs/resources/tail",
       "/api/datasources/uid/logs/resources/something/new",
@@ -112,6 +112,15 @@ describe("the label restriction (LBAC) hook on loki queries", () => {
       expect({ path, status: r.status, sent: r.sent }).toEqual({ path, status: 403, sent: undefined });
     }
     const push = await call("restricted", "/api/datasources/proxy/uid/logs/svc/api/v1/push", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    expect(push.status).toBe(403);
+  });
+
+  it("Loki's own prefix is the same API for a data source without a configured prefix (issue 21): its queries are rewritten as well", async () => {
+    const r = await call("restricted", "/api/datasources/proxy/uid/logs/loki/api/v1/query?query=%7Ba%3D%22b%22%7D");
+    expect(r.status).not.toBe(403);
+    expect(new URL(r.sent!.url, "http://x").pathname).toBe("/loki/api/v1/query");
+    expect(sentParams(r.sent!.url).get("query")).toBe('{team="a", a="b"}');
+    const push = await call("restricted", "/api/datasources/proxy/uid/logs/loki/api/v1/push", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
     expect(push.status).toBe(403);
   });
 

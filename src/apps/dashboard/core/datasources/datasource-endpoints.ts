@@ -8,7 +8,7 @@
 import { ApiError, forbidden } from "../../../../lib/errors.ts";
 import { dataSourceScopes } from "./datasource-json.ts";
 import type { DataSourceRecord } from "./datasource-registry.ts";
-import { logApiPrefix, isLogQueryEndpoint } from "./log-endpoints.ts";
+import { isLogQueryEndpoint, logEndpointOf } from "./log-endpoints.ts";
 import { hasPermission, type PermissionSet } from "../identity/index.ts";
 
 /** the Prometheus plugin's routes that may be POSTed to (its plugin.json), below the data source URL */
@@ -41,9 +41,8 @@ export function accessOfRequest(ds: DataSourceRecord, method: string, upstream: 
     return method === "GET" && PROMETHEUS_GET.test(upstream) ? "read" : "write";
   }
   if (ds.type === "loki") {
-    const prefix = `${logApiPrefix(ds)}/`;
-    if (!upstream.startsWith(prefix)) return "write";
-    const endpoint = upstream.slice(prefix.length);
+    const endpoint = logEndpointOf(ds, upstream);
+    if (endpoint === undefined) return "write";
     if (isLogQueryEndpoint(endpoint)) return method === "GET" || method === "POST" ? "read" : "write";
     return method === "GET" && LOG_READ_GET.test(endpoint) ? "read" : "write";
   }

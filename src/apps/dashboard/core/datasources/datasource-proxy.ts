@@ -13,7 +13,7 @@ import { checkProxyAccess } from "./datasource-endpoints.ts";
 import { credentialsOf, forwardedRequestHeaders, returnedResponseHeaders, sendToDataSource } from "./datasource-http.ts";
 import type { DataSourceRecord } from "./datasource-registry.ts";
 import type { DataSourceDeps } from "./datasources.ts";
-import { logApiPrefix, restrictLogRequest } from "./log-endpoints.ts";
+import { logApiPrefix, logEndpointOf, restrictLogRequest } from "./log-endpoints.ts";
 import type { RestrictionOf } from "./log-query-restriction.ts";
 import { redactStream } from "../secrets/index.ts";
 
@@ -60,19 +60,13 @@ function upstreamPath(ds: DataSourceRecord, path: string, mode: ProxyMode): stri
   throw badRequest(`resources are not supported for data sources of type "${ds.type}": Outpost has them for loki and prometheus data sources`);
 }
 
-/** the endpoint below the log API prefix, or undefined when the path is outside it */
-function logEndpoint(ds: DataSourceRecord, upstream: string): string | undefined {
-  const prefix = `${logApiPrefix(ds)}/`;
-  return upstream.startsWith(prefix) ? upstream.slice(prefix.length) : undefined;
-}
-
 const isForm = (headers: Headers) => (headers.get("content-type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
 
 /** a restricted caller's request with every query parameter rewritten; refused when that cannot be done */
 async function restrict(deps: ProxyDeps, ds: DataSourceRecord, identity: Identity, upstream: string, req: IncomingRequest) {
   const restriction = ds.type === "loki" ? await deps.restrictionOf(ds, identity) : undefined;
   if (!restriction) return { search: req.search, body: req.body };
-  const endpoint = logEndpoint(ds, upstream) ?? upstream;
+  const endpoint = logEndpointOf(ds, upstream) ?? upstream;
   const query = new URLSearchParams(req.search);
   let form: URLSearchParams | undefined;
   if (req.body?.length) {

@@ -28,3 +28,5 @@ export function isQueryable(type: string): type is QueryableType {
 
 /** where the log store API lives under the data source URL: Outpost's, unless jsonData.apiPrefix names another (/loki/api/v1) */
 export const LOG_API_PREFIX = "/svc/api/v1";
+/** Loki's own prefix, which the log store serves as the same API (shippers and the real Loki data source use it by default) */
+export const LOKI_API_PREFIX = "/loki/api/v1";

@@ -6,7 +6,7 @@
 // push, unknown paths) is refused: the restriction fails closed.
 import { badRequest, forbidden } from "../../../../lib/errors.ts";
 import type { DataSourceRecord } from "./datasource-registry.ts";
-import { LOG_API_PREFIX } from "./datasource-types.ts";
+import { LOG_API_PREFIX, LOKI_API_PREFIX } from "./datasource-types.ts";
 import type { LogQueryRestriction } from "./log-query-restriction.ts";
 
 /** the API prefix: jsonData.apiPrefix ("/loki/api/v1") or Outpost's own */
@@ -18,6 +18,18 @@ export function logApiPrefix(ds: DataSourceRecord): string {
     throw badRequest(`jsonData.apiPrefix: ${JSON.stringify(raw)} is not a URL path such as "/loki/api/v1"`);
   }
   return prefix;
+}
+
+/**
+ * The endpoint below the log API of a request path, or undefined when the
+ * path is outside it. Without a configured prefix both of the log store's
+ * own are the API: /svc/api/v1 and Loki's /loki/api/v1 (the same handlers).
+ */
+export function logEndpointOf(ds: DataSourceRecord, upstream: string): string | undefined {
+  const configured = ds.jsonData?.apiPrefix;
+  const prefixes = configured === undefined || configured === null || configured === "" ? [LOG_API_PREFIX, LOKI_API_PREFIX] : [logApiPrefix(ds)];
+  for (const prefix of prefixes) if (upstream.startsWith(`${prefix}/`)) return upstream.slice(prefix.length + 1);
+  return undefined;
 }
 
 /**
