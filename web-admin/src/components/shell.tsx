@@ -68,7 +68,7 @@ export function Shell() {
             ))}
           </ul>
         </nav>
-        <p class="edition">{session.settings.buildInfo?.edition ?? edition} · {session.settings.buildInfo?.version ?? ""}</p>
+        <p class="edition">{session.settings.buildInfo?.edition ?? edition} · {session.settings.outpost?.version ?? session.settings.buildInfo?.version ?? ""}</p>
       </aside>
       <div class="main">
         <TopBar />

@@ -19,7 +19,7 @@ export interface User {
 export interface FrontendSettings {
   buildInfo?: { version?: string; commit?: string; edition?: string };
   licenseInfo?: Record<string, unknown>;
-  outpost?: { edition?: "oss" | "enterprise" | "cloud"; adminPasswordIsDefault?: boolean };
+  outpost?: { edition?: "oss" | "enterprise" | "cloud"; version?: string; adminPasswordIsDefault?: boolean };
 }
 
 export interface UserOrg {

@@ -60,8 +60,8 @@ interface Health {
 
 async function healthOf(l: Listener): Promise<Health> {
   if (l.name === "dashboard") {
-    const h = await api<{ database: string; version: string }>("/api/health");
-    return { ok: h.database === "ok", detail: `database ${h.database}`, version: h.version };
+    const h = await api<{ database: string; version: string; outpostVersion?: string }>("/api/health");
+    return { ok: h.database === "ok", detail: `database ${h.database}`, version: h.outpostVersion ?? h.version };
   }
   const ready = await storeRequest<string>(l, "/ready", { text: true });
   const path = l.name === "logs" ? "/svc/api/v1/status/buildinfo" : "/api/v1/status/buildinfo";
@@ -183,7 +183,7 @@ function EditionCard() {
         <dt>Edition</dt>
         <dd>{session.settings.buildInfo?.edition ?? edition}</dd>
         <dt>Version</dt>
-        <dd>{session.settings.buildInfo?.version ?? "–"} <span class="muted">({(session.settings.buildInfo?.commit ?? "").slice(0, 10) || "no commit"})</span></dd>
+        <dd>{session.settings.outpost?.version ?? session.settings.buildInfo?.version ?? "–"} <span class="muted">({(session.settings.buildInfo?.commit ?? "").slice(0, 10) || "no commit"})</span></dd>
         <dt>Licence</dt>
         <dd>
           {edition !== "enterprise" ? (

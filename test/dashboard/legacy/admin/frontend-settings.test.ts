@@ -18,14 +18,16 @@ describe("GET /api/frontend/settings (oss)", () => {
     const r = await t.api.get("/api/frontend/settings", { auth: viewer.auth });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      buildInfo: { version: expect.any(String), commit: expect.any(String), edition: "Open Source", env: "production" },
+      buildInfo: { version: "12.0.0", commit: expect.any(String), edition: "Open Source", env: "production" },
       licenseInfo: {},
       passwordLogin: true,
       disableLoginForm: false,
       appSubUrl: "",
-      outpost: { edition: "oss" },
+      outpost: { edition: "oss", version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
     });
-    expect((await t.api.get("/api/health")).body.version).toBe(r.body.buildInfo.version);
+    const health = (await t.api.get("/api/health")).body;
+    expect(health.version).toBe(r.body.buildInfo.version);
+    expect(health.outpostVersion).toBe(r.body.outpost.version);
   });
 
   it("no credentials -> 401; a service account token -> 200 without the flag", async () => {
@@ -34,18 +36,18 @@ describe("GET /api/frontend/settings (oss)", () => {
     const key = (await t.api.post(`/api/serviceaccounts/${sa.body.id}/tokens`, { auth: ADMIN, body: { name: "fs" } })).body.key;
     const r = await t.api.get("/api/frontend/settings", { auth: bearer(key) });
     expect(r.status).toBe(200);
-    expect(r.body.outpost).toEqual({ edition: "oss" });
+    expect(r.body.outpost).toEqual({ edition: "oss", version: expect.any(String) });
   });
 
   it("server admin -> adminPasswordIsDefault true until PUT /api/user/password, then false at once", async () => {
     const before = await t.api.get("/api/frontend/settings", { auth: ADMIN });
-    expect(before.body.outpost).toEqual({ edition: "oss", adminPasswordIsDefault: true });
+    expect(before.body.outpost).toEqual({ edition: "oss", version: expect.any(String), adminPasswordIsDefault: true });
     // asked again (the stored hash unchanged, so the remembered answer)
     expect((await t.api.get("/api/frontend/settings", { auth: ADMIN })).body.outpost.adminPasswordIsDefault).toBe(true);
     const changed = await t.api.put("/api/user/password", { auth: ADMIN, body: { oldPassword: "admin", newPassword: "a-better-one" } });
     expect(changed.status).toBe(200);
     const after = await t.api.get("/api/frontend/settings", { auth: basic("admin", "a-better-one") });
-    expect(after.body.outpost).toEqual({ edition: "oss", adminPasswordIsDefault: false });
+    expect(after.body.outpost).toEqual({ edition: "oss", version: expect.any(String), adminPasswordIsDefault: false });
     // and back: the stored hash changed again, so it is checked again
     await t.api.put("/api/user/password", { auth: basic("admin", "a-better-one"), body: { oldPassword: "a-better-one", newPassword: "admin" } });
     expect((await t.api.get("/api/frontend/settings", { auth: ADMIN })).body.outpost.adminPasswordIsDefault).toBe(true);
@@ -67,7 +69,7 @@ describe("GET /api/frontend/settings (cloud)", () => {
     expect(r.body.buildInfo.edition).toBe("Cloud");
     expect(r.body.passwordLogin).toBe(false);
     expect(r.body.disableLoginForm).toBe(true);
-    expect(r.body.outpost).toEqual({ edition: "cloud", adminPasswordIsDefault: true });
+    expect(r.body.outpost).toEqual({ edition: "cloud", version: expect.any(String), adminPasswordIsDefault: true });
     expect(r.body.licenseInfo).toMatchObject({
       expiry: 0, stateInfo: "No license found", hasValidLicense: false, licenseUrl: "/licence", edition: "Cloud",
     });

@@ -11,7 +11,8 @@ describe("GET /api/health", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const body = await res.json();
-    expect(body).toEqual({ database: "ok", version: expect.stringMatching(/^\d+\.\d+\.\d+/), commit: expect.any(String) });
+    // version: the API version clients pick their code paths by (issue 21); Outpost's own beside it
+    expect(body).toEqual({ database: "ok", version: "12.0.0", commit: expect.any(String), outpostVersion: expect.stringMatching(/^\d+\.\d+\.\d+/) });
   });
 
   it("GET /api/health once the database is closed -> 503 {database: failing}", async () => {

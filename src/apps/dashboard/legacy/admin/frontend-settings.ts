@@ -2,7 +2,7 @@
 // settings the admin page reads (buildInfo, licenseInfo, the login form), and
 // Outpost's own `outpost` block: the edition, and for server admins whether
 // the built-in admin still has the default password.
-import { COMMIT, VERSION } from "../../../../version.ts";
+import { API_VERSION, COMMIT, VERSION } from "../../../../version.ts";
 import { identityOf, type Router } from "../../access/guard.ts";
 import type { LicenceStore } from "../../core/admin/licence-store.ts";
 
@@ -29,13 +29,14 @@ export function registerFrontendSettings(r: Router, deps: FrontendSettingsDeps):
     const id = identityOf(c);
     const serverAdmin = id.kind === "user" && id.user.isServerAdmin;
     return c.json({
-      buildInfo: { version: VERSION, commit: COMMIT, edition: EDITION_NAMES[deps.edition], env: "production" },
+      buildInfo: { version: API_VERSION, commit: COMMIT, edition: EDITION_NAMES[deps.edition], env: "production" },
       licenseInfo: await licenseInfo(deps, serverAdmin),
       passwordLogin,
       disableLoginForm: !passwordLogin,
       appSubUrl: "",
       outpost: {
         edition: deps.edition,
+        version: VERSION,
         ...(serverAdmin ? { adminPasswordIsDefault: await deps.adminPasswordIsDefault() } : {}),
       },
     });
