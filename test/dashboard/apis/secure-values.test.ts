@@ -68,14 +68,18 @@ describe("secure values", () => {
     expect(JSON.stringify(r.body)).not.toContain("éé");
   });
 
-  it("decrypters: the allowed ones -> 201; unknown -> 400 naming spec.decrypters[i]; duplicates (153), empty, more than 64 -> 400", async () => {
+  it("decrypters: the allowed ones -> 201; unknown -> 400 naming spec.decrypters[i]; duplicates (153), an empty item, more than 64 -> 400; an empty list -> 201", async () => {
     const all = ["loadtest-cloud", "provisioning.svc.app", "synthetic-monitoring"];
     const ok = await post(sv("decrypt-ok", { description: "d", value: value("dec"), decrypters: all }));
     expect(ok.status).toBe(201);
     expect(ok.body.spec).toEqual({ description: "d", decrypters: all });
     await expectInvalid(sv("decrypt-bad", { description: "d", value: value("dec"), decrypters: ["loadtest-cloud", "a"] }), "spec.decrypters[1]", /must be one of/);
     await expectInvalid(sv("decrypt-dup", { description: "d", value: value("dec"), decrypters: ["loadtest-cloud", "loadtest-cloud"] }), "spec.decrypters", /decrypters must be unique/);
-    await expectInvalid(sv("decrypt-none", { description: "d", value: value("dec"), decrypters: [] }), "spec.decrypters", /decrypters cannot be empty if specified/);
+    // (issue 21) an empty list is accepted, as by the real product; an empty item is what "cannot be empty" refuses
+    const none = await post(sv("decrypt-none", { description: "d", value: value("dec"), decrypters: [] }));
+    expect(none.status).toBe(201);
+    expect(none.body.spec).toEqual({ description: "d", decrypters: [] });
+    await expectInvalid(sv("decrypt-blank", { description: "d", value: value("dec"), decrypters: ["loadtest-cloud", " "] }), "spec.decrypters[1]", /decrypters cannot be empty if specified/);
     await expectInvalid(sv("decrypt-65", { description: "d", value: value("dec"), decrypters: Array(65).fill("loadtest-cloud") }), "spec.decrypters", /at most 64 items/);
     await expectInvalid(sv("decrypt-str", { description: "d", value: value("dec"), decrypters: "loadtest-cloud" }), "spec.decrypters", /must be a list/);
   });

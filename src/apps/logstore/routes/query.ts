@@ -44,7 +44,14 @@ const STATS = {
   cache: {},
 };
 
-const STATS_JSON = JSON.stringify(STATS);
+/**
+ * The stats of an answer: zero counters but totalEntriesReturned, which Loki
+ * sets to what the answer holds (the entries of a streams answer, the series
+ * of a matrix or vector), and clients display
+ */
+function statsOf(entries: number): typeof STATS {
+  return { ...STATS, summary: { ...STATS.summary, totalEntriesReturned: entries } };
+}
 /** lines longer than this are not remembered (memory stays bounded: 4096 lines of 1 KiB) */
 const MEMO_MAX_LINE = 1024;
 /** a log line's JSON text, remembered: the newest lines are answered by many queries in a row */
@@ -68,7 +75,9 @@ function streamsBody(result: readonly StreamResult[]): string {
     }
     out += "]}";
   }
-  return `${out}],"stats":${STATS_JSON}}}`;
+  let entries = 0;
+  for (const s of result) entries += s.values.length;
+  return `${out}],"stats":${JSON.stringify(statsOf(entries))}}}`;
 }
 
 /** Go's time.Duration text: 721h0m0s */
@@ -226,7 +235,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
       throw bad("exceeded maximum resolution of 11,000 points per time series. Try increasing the value of the step parameter");
     }
     const series = await limited(c, tenants, (src) => runMetricQuery(src, query, stepsOf(startMs, endMs, step)));
-    return c.json({ status: "success", data: { resultType: "matrix", result: series.map(matrixOf), stats: STATS } });
+    return c.json({ status: "success", data: { resultType: "matrix", result: series.map(matrixOf), stats: statsOf(series.length) } });
   };
   app.get(`${base}/query_range`, rangeQuery);
   app.post(`${base}/query_range`, rangeQuery);
@@ -244,7 +253,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     const t = Number(at / 1_000_000n);
     const series = await limited(c, tenants, (src) => runMetricQuery(src, query, [t]));
     const result = series.map((s) => ({ metric: s.metric, value: [t / 1000, formatValue(s.points.get(t)!)] }));
-    return c.json({ status: "success", data: { resultType: "vector", result, stats: STATS } });
+    return c.json({ status: "success", data: { resultType: "vector", result, stats: statsOf(result.length) } });
   };
   app.get(`${base}/query`, instantQuery);
   app.post(`${base}/query`, instantQuery);

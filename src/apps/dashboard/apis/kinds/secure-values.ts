@@ -67,9 +67,10 @@ export function secureValueKind(secrets: Secrets, pg: PGlite): KindDescriptor {
       const decrypters = raw.decrypters;
       if (decrypters !== undefined) {
         if (!Array.isArray(decrypters)) throw invalid(name, "spec.decrypters", "must be a list of strings");
-        if (decrypters.length === 0) throw invalid(name, "spec.decrypters", "decrypters cannot be empty if specified");
+        // an empty list is no decrypter; an empty item is refused (the real product's message is about the item)
         if (decrypters.length > MAX_DECRYPTERS) throw invalid(name, "spec.decrypters", `must have at most ${MAX_DECRYPTERS} items`);
         for (const [i, x] of decrypters.entries()) {
+          if (typeof x === "string" && x.trim() === "") throw invalid(name, `spec.decrypters[${i}]`, "decrypters cannot be empty if specified");
           if (!(DECRYPTERS as readonly unknown[]).includes(x)) {
             throw invalid(name, `spec.decrypters[${i}]`, `must be one of ${DECRYPTERS.join(", ")}`);
           }
