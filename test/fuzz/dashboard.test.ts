@@ -30,8 +30,11 @@ const PLAUSIBLE: Record<string, string[]> = {
   kind: ["Dashboard", "x"],
 };
 
-/** a wrong old password counts as a failed sign-in (issue 16 #12): the admin would be locked out */
-const NEVER_AS_ADMIN = new Set(["PUT /api/user/password"]);
+/**
+ * a wrong old password counts as a failed sign-in (issue 16 #12): the admin would be locked out;
+ * a server admin may set any user's password, the admin's own among them (the run would lose its credentials)
+ */
+const NEVER_AS_ADMIN = new Set(["PUT /api/user/password", "PUT /api/admin/users/{id}/password"]);
 
 const APIS_QUERY_KEYS = ["resourceVersion", "limit", "continue", "labelSelector", "fieldSelector", "watch", "dryRun", "fieldManager", "pretty"];
 

@@ -78,7 +78,7 @@ const admin: Permission[] = [
 /** granted to server admins in every organization, on top of their org role */
 const serverAdmin: Permission[] = [
   p("users:read", "global.users:*"), p("users:create"), p("users:write", "global.users:*"),
-  p("users:delete", "global.users:*"), p("users:disable", "global.users:*"),
+  p("users:delete", "global.users:*"), p("users:disable", "global.users:*"), p("users:enable", "global.users:*"),
   p("users.password:write", "global.users:*"), p("users.permissions:read", "users:*"),
   p("org.users:read", "users:*"), p("org.users:add", "users:*"), p("org.users:write", "users:*"),
   p("org.users:remove", "users:*"),

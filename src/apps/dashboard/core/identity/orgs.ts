@@ -51,6 +51,26 @@ export async function orgDetails(deps: IdentityDeps, orgId: number) {
   return { id: org.id, name: org.name, address: { address1: "", address2: "", city: "", zipCode: "", state: "", country: "" } };
 }
 
+/** GET /api/orgs/name/:orgName: the organization of that name (names are unique without regard to case) */
+export async function orgByName(deps: IdentityDeps, name: string) {
+  const wanted = name.toLowerCase();
+  for (const org of (await deps.model.snapshot()).orgs.values()) if (org.name.toLowerCase() === wanted) return orgDetails(deps, org.id);
+  throw notFound("Organization not found");
+}
+
+/** PUT /api/orgs/:orgId and PUT /api/org: a new name (unique, as at creation) */
+export async function renameOrg(deps: IdentityDeps, orgId: number, name: string): Promise<void> {
+  const trimmed = name.trim();
+  if (!trimmed) throw badRequest("bad request data: name must be non-empty");
+  requireMaxLength("name", trimmed, NAME_LIMITS.orgName);
+  const r = await deps.pg.query("update orgs set name = $2, updated_at = now() where id = $1", [orgId, trimmed]).catch((err: unknown) => {
+    if (isUniqueViolation(err, "orgs_name_key")) throw conflict("Organization name taken");
+    throw err;
+  });
+  if (!r.affectedRows) throw notFound("Organization not found");
+  changed(deps);
+}
+
 /** GET /api/user/orgs: the organizations a user belongs to, by name */
 export async function userOrgs(deps: IdentityDeps, userId: number) {
   const r = await deps.pg.query<{ id: number; name: string; role: OrgRole }>(

@@ -41,20 +41,44 @@ export async function requireTeam(deps: IdentityDeps, orgId: number, teamId: num
   return r.rows[0];
 }
 
-export async function createTeam(deps: IdentityDeps, orgId: number, input: { name: string; email?: string | undefined }) {
+/** a team's name (trimmed, not empty) and email, checked against the real product's column sizes */
+function checkedTeam(input: { name: string; email?: string | undefined }): { name: string; email: string } {
   const name = input.name.trim();
   if (!name) throw badRequest("bad request data: name must be non-empty");
   requireMaxLength("name", name, NAME_LIMITS.teamName);
-  requireMaxLength("email", input.email, NAME_LIMITS.teamEmail);
+  const email = input.email ?? "";
+  requireMaxLength("email", email, NAME_LIMITS.teamEmail);
+  return { name, email };
+}
+
+/** a team name already used in the organization: 409 */
+function nameTaken(err: unknown): never {
+  if (isUniqueViolation(err, "teams_org_name_key")) throw conflict("Team name taken");
+  throw err;
+}
+
+export async function createTeam(deps: IdentityDeps, orgId: number, input: { name: string; email?: string | undefined }) {
+  const { name, email } = checkedTeam(input);
   const uid = newUid();
   const r = await deps.pg
-    .query<{ id: number }>("insert into teams (uid, org_id, name, email) values ($1, $2, $3, $4) returning id", [uid, orgId, name, input.email ?? ""])
-    .catch((err: unknown) => {
-      if (isUniqueViolation(err, "teams_org_name_key")) throw conflict("Team name taken");
-      throw err;
-    });
+    .query<{ id: number }>("insert into teams (uid, org_id, name, email) values ($1, $2, $3, $4) returning id", [uid, orgId, name, email])
+    .catch(nameTaken);
   changed(deps);
   return { message: "Team created", teamId: r.rows[0]!.id, uid };
+}
+
+/** PUT /api/teams/:id: a new name and email (the name unique in the organization, as at creation) */
+export async function updateTeam(deps: IdentityDeps, orgId: number, teamId: number, input: { name: string; email?: string | undefined }): Promise<void> {
+  const { name, email } = checkedTeam(input);
+  await requireTeam(deps, orgId, teamId);
+  await deps.pg.query("update teams set name = $3, email = $4, updated_at = now() where org_id = $1 and id = $2", [orgId, teamId, name, email]).catch(nameTaken);
+  changed(deps);
+}
+
+/** GET /api/user/teams and /api/users/:id/teams: the teams of a user in one organization */
+export async function teamsOfUser(deps: IdentityDeps, orgId: number, userId: number) {
+  const r = await deps.pg.query<TeamRow>(`${selectTeams} and t.id in (select team_id from team_members where user_id = $2) order by lower(t.name), t.id`, [orgId, userId]);
+  return r.rows.map(teamJson);
 }
 
 export async function getTeam(deps: IdentityDeps, orgId: number, teamId: number) {

@@ -73,6 +73,40 @@ export async function setPassword(deps: IdentityDeps, userId: number, password: 
   changed(deps);
 }
 
+/** a user (not a service account) by id, from the read model; 404 "user not found" as the real product says it */
+export async function requireUser(deps: IdentityDeps, userId: number): Promise<UserRecord> {
+  const user = (await deps.model.snapshot()).users.get(userId);
+  if (!user || user.isServiceAccount) throw notFound("user not found");
+  return user;
+}
+
+/** GET /api/users/lookup?loginOrEmail=: a user by login or email, without regard to case */
+export async function lookupUser(deps: IdentityDeps, loginOrEmail: string): Promise<UserRecord> {
+  const user = (await deps.model.snapshot()).byLogin.get(loginOrEmail.trim().toLowerCase());
+  if (!user || user.isServiceAccount) throw notFound("user not found");
+  return user;
+}
+
+/** the profile of another user (GET /api/users/:id): as GET /api/user shows one's own, in the user's current organization */
+export function userProfile(user: UserRecord) {
+  return profileOf(user, user.currentOrgId ?? 0);
+}
+
+/** POST /api/admin/users/:id/disable and /enable; a disabled user's sessions end (it can no longer sign in) */
+export async function setUserDisabled(deps: IdentityDeps, userId: number, disabled: boolean): Promise<void> {
+  const r = await deps.pg.query("update users set is_disabled = $2, updated_at = now() where id = $1 and not is_service_account", [userId, disabled]);
+  if (!r.affectedRows) throw notFound("user not found");
+  if (disabled) await deps.pg.query("delete from sessions where user_id = $1", [userId]);
+  changed(deps);
+}
+
+/** PUT /api/admin/users/:id/password: a server admin sets another user's password (every session of the user ends) */
+export async function adminSetPassword(deps: IdentityDeps, userId: number, password: string): Promise<void> {
+  if (password.length < MIN_PASSWORD_LENGTH) throw badRequest("New password is too short");
+  await requireUser(deps, userId);
+  await setPassword(deps, userId, password);
+}
+
 export async function switchOrg(deps: IdentityDeps, user: UserRecord, orgId: number): Promise<void> {
   const snap = await deps.model.snapshot();
   if (!snap.memberships.get(user.id)?.has(orgId)) throw new ApiError(401, "Not a valid organization");

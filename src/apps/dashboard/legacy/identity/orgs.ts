@@ -1,6 +1,7 @@
 // Server-admin user and organization management: POST /api/admin/users,
-// GET and POST /api/orgs, GET and POST /api/orgs/:orgId/users; and the
-// current organization: GET /api/org, GET /api/org/users(/search).
+// GET and POST /api/orgs, GET and PUT /api/orgs/:orgId, GET
+// /api/orgs/name/:orgName, the members of /api/orgs/:orgId/users; and the
+// current organization: GET and PUT /api/org, its members at /api/org/users.
 import { type } from "../../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { positiveInt } from "../../../../lib/http/query.ts";
@@ -10,7 +11,7 @@ import { identityOf, type Router } from "../../access/guard.ts";
 import { ORG_ROLES } from "../../core/identity/basic-roles.ts";
 import type { IdentityDeps } from "../../core/identity/identity-deps.ts";
 import {
-  addOrgMember, createOrg, listOrgMembers, orgDetails, parseId, removeOrgMember, searchOrgMembers, searchOrgs, updateOrgMember,
+  addOrgMember, createOrg, listOrgMembers, orgByName, orgDetails, parseId, removeOrgMember, renameOrg, searchOrgMembers, searchOrgs, updateOrgMember,
   type MemberCaller,
 } from "../../core/identity/orgs.ts";
 import { createUser } from "../../core/identity/users.ts";
@@ -63,32 +64,48 @@ export function registerOrgs(r: Router, deps: IdentityDeps): void {
     c.json(await searchOrgMembers(deps, identityOf(c).orgId, pageQuery(c))),
   );
 
+  r.put("/api/org", { action: "orgs:write" }, async (c) => {
+    await renameOrg(deps, identityOf(c).orgId, (await parseBody(c, NewOrg)).name);
+    return c.json({ message: "Organization updated" });
+  });
+
   // permissions are those the caller holds in the organization of the path
   const inPathOrg = { orgOf: (c: Context) => c.req.param("orgId") };
-  r.get("/api/orgs/:orgId/users", { action: "org.users:read", ...inPathOrg }, async (c) => {
-    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
-    return c.json(await listOrgMembers(deps, orgId, listQuery(c)));
+  const pathOrg = (c: Context) => parseId(c.req.param("orgId"), "orgId is invalid");
+
+  // any organization by name: server admins, as GET /api/orgs
+  r.get("/api/orgs/name/:orgName", { action: "orgs:read", scope: () => "orgs:*" }, async (c) => c.json(await orgByName(deps, c.req.param("orgName")!)));
+
+  r.get("/api/orgs/:orgId", { action: "orgs:read", ...inPathOrg }, async (c) => c.json(await orgDetails(deps, pathOrg(c))));
+
+  r.put("/api/orgs/:orgId", { action: "orgs:write", ...inPathOrg }, async (c) => {
+    await renameOrg(deps, pathOrg(c), (await parseBody(c, NewOrg)).name);
+    return c.json({ message: "Organization updated" });
   });
 
-  r.post("/api/orgs/:orgId/users", { action: "org.users:add", ...inPathOrg }, async (c) => {
-    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
-    const body = await parseBody(c, NewMember);
-    const userId = await addOrgMember(deps, memberCaller(c), orgId, body.loginOrEmail, body.role);
-    return c.json({ message: "User added to organization", userId });
-  });
+  r.get("/api/orgs/:orgId/users", { action: "org.users:read", ...inPathOrg }, async (c) => c.json(await listOrgMembers(deps, pathOrg(c), listQuery(c))));
 
-  r.patch("/api/orgs/:orgId/users/:userId", { action: "org.users:write", ...inPathOrg }, async (c) => {
-    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
-    const userId = parseId(c.req.param("userId"), "userId is invalid");
-    const body = await parseBody(c, MemberRole);
-    await updateOrgMember(deps, memberCaller(c), orgId, userId, body.role);
-    return c.json({ message: "Organization user updated" });
-  });
+  // an organization's members: of the path's organization, or of the caller's current one (/api/org/users)
+  const memberRoutes = (base: string, access: { orgOf?: (c: Context) => string | undefined }, orgOf: (c: Context) => number) => {
+    r.post(`${base}/users`, { action: "org.users:add", ...access }, async (c) => {
+      const body = await parseBody(c, NewMember);
+      const userId = await addOrgMember(deps, memberCaller(c), orgOf(c), body.loginOrEmail, body.role);
+      return c.json({ message: "User added to organization", userId });
+    });
 
-  r.delete("/api/orgs/:orgId/users/:userId", { action: "org.users:remove", ...inPathOrg }, async (c) => {
-    const orgId = parseId(c.req.param("orgId"), "orgId is invalid");
-    const userId = parseId(c.req.param("userId"), "userId is invalid");
-    await removeOrgMember(deps, memberCaller(c), orgId, userId);
-    return c.json({ message: "User removed from organization" });
-  });
+    r.patch(`${base}/users/:userId`, { action: "org.users:write", ...access }, async (c) => {
+      const userId = parseId(c.req.param("userId"), "userId is invalid");
+      const body = await parseBody(c, MemberRole);
+      await updateOrgMember(deps, memberCaller(c), orgOf(c), userId, body.role);
+      return c.json({ message: "Organization user updated" });
+    });
+
+    r.delete(`${base}/users/:userId`, { action: "org.users:remove", ...access }, async (c) => {
+      const userId = parseId(c.req.param("userId"), "userId is invalid");
+      await removeOrgMember(deps, memberCaller(c), orgOf(c), userId);
+      return c.json({ message: "User removed from organization" });
+    });
+  };
+  memberRoutes("/api/orgs/:orgId", inPathOrg, pathOrg);
+  memberRoutes("/api/org", {}, (c) => identityOf(c).orgId);
 }

@@ -1,4 +1,4 @@
-// /api/teams: create, search, get, delete, and members.
+// /api/teams: create, search, get, update, delete, and members.
 import { type } from "../../../../lib/arktype.ts";
 import type { Context } from "hono";
 import { positiveInt } from "../../../../lib/http/query.ts";
@@ -8,7 +8,7 @@ import { identityOf, type Router } from "../../access/guard.ts";
 import type { IdentityDeps } from "../../core/identity/identity-deps.ts";
 import { parseId } from "../../core/identity/orgs.ts";
 import { hasPermission } from "../../core/identity/permissions.ts";
-import { addTeamMember, createTeam, deleteTeam, getTeam, listTeamMembers, removeTeamMember, searchTeams } from "../../core/identity/teams.ts";
+import { addTeamMember, createTeam, deleteTeam, getTeam, listTeamMembers, removeTeamMember, searchTeams, updateTeam } from "../../core/identity/teams.ts";
 
 const NewTeam = type({ name: "string", "email?": "string" });
 const NewMember = type({ userId: dbId });
@@ -36,6 +36,12 @@ export function registerTeams(r: Router, deps: IdentityDeps): void {
   });
 
   r.get("/api/teams/:id", { action: "teams:read", scope }, async (c) => c.json(await getTeam(deps, identityOf(c).orgId, teamId(c))));
+
+  r.put("/api/teams/:id", { action: "teams:write", scope }, async (c) => {
+    const body = await parseBody(c, NewTeam);
+    await updateTeam(deps, identityOf(c).orgId, teamId(c), body);
+    return c.json({ message: "Team updated" });
+  });
 
   r.delete("/api/teams/:id", { action: "teams:delete", scope }, async (c) => {
     await deleteTeam(deps, identityOf(c).orgId, teamId(c));

@@ -1,4 +1,4 @@
-// The signed-in user: GET /api/user, PUT /api/user/password, GET /api/user/orgs,
+// The signed-in user: GET /api/user, PUT /api/user/password, GET /api/user/orgs, GET /api/user/teams,
 // POST /api/user/using/:orgId (user-only: a service account token gets 403).
 import { type } from "../../../../lib/arktype.ts";
 import { getCookie } from "hono/cookie";
@@ -8,6 +8,7 @@ import { identityOf, type Router } from "../../access/guard.ts";
 import type { IdentityDeps } from "../../core/identity/identity-deps.ts";
 import type { PreferenceStore } from "../../core/content/preferences.ts";
 import { parseId, userOrgs } from "../../core/identity/orgs.ts";
+import { teamsOfUser } from "../../core/identity/teams.ts";
 import { changePassword, profileOf, switchOrg } from "../../core/identity/users.ts";
 
 const PasswordChange = type({ oldPassword: "string", newPassword: "string" });
@@ -37,6 +38,12 @@ export function registerUser(r: Router, deps: IdentityDeps, preferences: Prefere
 
   // the organizations the user may switch to (the real product's [{orgId, name, role}])
   r.get("/api/user/orgs", self, async (c) => c.json(await userOrgs(deps, identityOf(c).user.id)));
+
+  // the caller's teams in its current organization
+  r.get("/api/user/teams", self, async (c) => {
+    const id = identityOf(c);
+    return c.json(await teamsOfUser(deps, id.orgId, id.user.id));
+  });
 
   r.post("/api/user/using/:orgId", self, async (c) => {
     const orgId = parseId(c.req.param("orgId"), "id is invalid");

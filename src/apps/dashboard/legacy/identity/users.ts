@@ -1,10 +1,26 @@
-// Server-admin user lists: GET /api/users and GET /api/users/search (the real
-// product's shapes). Only holders of users:read on every user (server admins)
-// may list them; service accounts are never listed here.
-import type { Router } from "../../access/guard.ts";
+// Server-admin user management: the lists GET /api/users and GET
+// /api/users/search (the real product's shapes; service accounts are never
+// listed), one user (GET /api/users/:id, /lookup, /:id/orgs, /:id/teams), and
+// PUT /api/admin/users/:id/password, POST /api/admin/users/:id/disable and
+// /enable. Only holders of the users: permissions on the user (server
+// admins) may use them.
+import type { Context } from "hono";
+import { type } from "../../../../lib/arktype.ts";
+import { ApiError } from "../../../../lib/errors.ts";
+import { parseBody } from "../../../../lib/http/validate.ts";
+import { identityOf, type Router } from "../../access/guard.ts";
 import type { IdentityDeps } from "../../core/identity/identity-deps.ts";
+import { parseId, userOrgs } from "../../core/identity/orgs.ts";
+import { teamsOfUser } from "../../core/identity/teams.ts";
 import { searchUsers } from "../../core/identity/user-lists.ts";
+import { adminSetPassword, lookupUser, requireUser, setUserDisabled, userProfile } from "../../core/identity/users.ts";
 import { pageQuery } from "../schemas.ts";
+
+const NewPassword = type({ password: "string" });
+
+const userId = (c: Context) => parseId(c.req.param("id"), "id is invalid");
+/** the permission on one user: its scope names the user's id */
+const onUser = (action: string) => ({ action, scope: (c: Context) => `global.users:id:${c.req.param("id")}` });
 
 export function registerUsers(r: Router, deps: IdentityDeps): void {
   const allUsers = { action: "users:read", scope: () => "global.users:*" };
@@ -12,4 +28,42 @@ export function registerUsers(r: Router, deps: IdentityDeps): void {
   r.get("/api/users", allUsers, async (c) => c.json((await searchUsers(deps, pageQuery(c))).users));
 
   r.get("/api/users/search", allUsers, async (c) => c.json(await searchUsers(deps, pageQuery(c))));
+
+  r.get("/api/users/lookup", allUsers, async (c) => {
+    const loginOrEmail = c.req.query("loginOrEmail");
+    if (!loginOrEmail) throw new ApiError(400, "loginOrEmail is required");
+    return c.json(userProfile(await lookupUser(deps, loginOrEmail)));
+  });
+
+  r.get("/api/users/:id", onUser("users:read"), async (c) => c.json(userProfile(await requireUser(deps, userId(c)))));
+
+  r.get("/api/users/:id/orgs", onUser("users:read"), async (c) => {
+    const user = await requireUser(deps, userId(c));
+    return c.json(await userOrgs(deps, user.id));
+  });
+
+  // the user's teams in the caller's organization, as the real product lists them
+  r.get("/api/users/:id/teams", onUser("users:read"), async (c) => {
+    const user = await requireUser(deps, userId(c));
+    return c.json(await teamsOfUser(deps, identityOf(c).orgId, user.id));
+  });
+
+  r.put("/api/admin/users/:id/password", onUser("users.password:write"), async (c) => {
+    const body = await parseBody(c, NewPassword);
+    await adminSetPassword(deps, userId(c), body.password);
+    return c.json({ message: "User password updated" });
+  });
+
+  r.post("/api/admin/users/:id/disable", onUser("users:disable"), async (c) => {
+    const id = userId(c);
+    // an unattended install's only admin must not lock itself out
+    if (id === identityOf(c).user.id) throw new ApiError(400, "You cannot disable your own account");
+    await setUserDisabled(deps, id, true);
+    return c.json({ message: "User disabled" });
+  });
+
+  r.post("/api/admin/users/:id/enable", onUser("users:enable"), async (c) => {
+    await setUserDisabled(deps, userId(c), false);
+    return c.json({ message: "User enabled" });
+  });
 }
