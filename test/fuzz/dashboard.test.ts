@@ -32,9 +32,9 @@ const PLAUSIBLE: Record<string, string[]> = {
 
 /**
  * a wrong old password counts as a failed sign-in (issue 16 #12): the admin would be locked out;
- * a server admin may set any user's password, the admin's own among them (the run would lose its credentials)
+ * a server admin may set any user's password or login, the admin's own among them (the run would lose its credentials)
  */
-const NEVER_AS_ADMIN = new Set(["PUT /api/user/password", "PUT /api/admin/users/{id}/password"]);
+const NEVER_AS_ADMIN = new Set(["PUT /api/user/password", "PUT /api/admin/users/{id}/password", "PUT /api/users/{id}"]);
 
 const APIS_QUERY_KEYS = ["resourceVersion", "limit", "continue", "labelSelector", "fieldSelector", "watch", "dryRun", "fieldManager", "pretty"];
 

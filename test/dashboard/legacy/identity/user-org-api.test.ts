@@ -112,3 +112,44 @@ describe("users, organizations and teams: the calls real clients make", () => {
     expect((await t.api.get("/api/user", { auth: ADMIN })).status).toBe(200);
   });
 });
+
+describe("users as Terraform's grafana_user manages them", () => {
+  const t = useServer({});
+
+  it("PUT /api/users/:id -> User updated; a login another user has -> 409", async () => {
+    const u = await t.api.user("tf-user", "Viewer");
+    await t.api.user("tf-other", "Viewer");
+    const r = await t.api.put(`/api/users/${u.id}`, { auth: ADMIN, body: { login: "tf-renamed", email: "tf-renamed@example.test", name: "TF" } });
+    expect(r.body.message).toBe("User updated");
+    expect((await t.api.get(`/api/users/${u.id}`, { auth: ADMIN })).body).toMatchObject({ login: "tf-renamed", email: "tf-renamed@example.test", name: "TF" });
+    expect((await t.api.get("/api/user", { auth: basic("tf-renamed", u.password) })).status).toBe(200);
+    const clash = await t.api.put(`/api/users/${u.id}`, { auth: ADMIN, body: { login: "TF-OTHER" } });
+    expect({ status: clash.status, message: clash.body.message }).toEqual({ status: 409, message: "Update would result in user login conflict" });
+    // (the old login no longer signs in: it was renamed)
+    expect((await t.api.put(`/api/users/${u.id}`, { auth: basic("tf-renamed", u.password), body: { name: "x" } })).status).toBe(403);
+  });
+
+  it("PUT /api/admin/users/:id/permissions (isGrafanaAdmin as clients send it, or isSvcAdmin) -> a server admin and back; the last one stays", async () => {
+    const u = await t.api.user("tf-admin", "Viewer");
+    const up = await t.api.put(`/api/admin/users/${u.id}/permissions`, { auth: ADMIN, body: { isGrafanaAdmin: true } });
+    expect(up.body.message).toBe("User permissions updated");
+    expect((await t.api.get("/api/users", { auth: u.auth })).status).toBe(200);
+    expect((await t.api.put(`/api/admin/users/${u.id}/permissions`, { auth: ADMIN, body: { isSvcAdmin: false } })).status).toBe(200);
+    expect((await t.api.get("/api/users", { auth: u.auth })).status).toBe(403);
+    const last = await t.api.put("/api/admin/users/1/permissions", { auth: ADMIN, body: { isGrafanaAdmin: false } });
+    expect({ status: last.status, message: last.body.message }).toEqual({ status: 400, message: "cannot remove last svc admin" });
+  });
+
+  it("DELETE /api/admin/users/:id -> User deleted, with its memberships; unknown -> 404; oneself -> 400", async () => {
+    const u = await t.api.user("tf-gone", "Editor");
+    const team = await t.api.post("/api/teams", { auth: ADMIN, body: { name: "tf-team" } });
+    await t.api.post(`/api/teams/${team.body.teamId}/members`, { auth: ADMIN, body: { userId: u.id } });
+    const r = await t.api.delete(`/api/admin/users/${u.id}`, { auth: ADMIN });
+    expect(r.body.message).toBe("User deleted");
+    expect((await t.api.get(`/api/users/${u.id}`, { auth: ADMIN })).status).toBe(404);
+    expect((await t.api.get("/api/user", { auth: u.auth })).status).toBe(401);
+    expect((await t.api.get(`/api/teams/${team.body.teamId}/members`, { auth: ADMIN })).body).toEqual([]);
+    expect((await t.api.delete(`/api/admin/users/${u.id}`, { auth: ADMIN })).status).toBe(404);
+    expect((await t.api.delete("/api/admin/users/1", { auth: ADMIN })).status).toBe(400);
+  });
+});

@@ -79,7 +79,7 @@ const admin: Permission[] = [
 const serverAdmin: Permission[] = [
   p("users:read", "global.users:*"), p("users:create"), p("users:write", "global.users:*"),
   p("users:delete", "global.users:*"), p("users:disable", "global.users:*"), p("users:enable", "global.users:*"),
-  p("users.password:write", "global.users:*"), p("users.permissions:read", "users:*"),
+  p("users.password:write", "global.users:*"), p("users.permissions:read", "users:*"), p("users.permissions:write", "global.users:*"),
   p("org.users:read", "users:*"), p("org.users:add", "users:*"), p("org.users:write", "users:*"),
   p("org.users:remove", "users:*"),
   p("orgs:read", "orgs:*"), p("orgs:create"), p("orgs:write", "orgs:*"), p("orgs:delete", "orgs:*"),

@@ -107,6 +107,55 @@ export async function adminSetPassword(deps: IdentityDeps, userId: number, passw
   await setPassword(deps, userId, password);
 }
 
+/** PUT /api/users/:id: login, email, name and theme (absent fields stay); a login or email another user has -> 409 */
+export async function updateUser(deps: IdentityDeps, userId: number, input: { login?: string | undefined; email?: string | undefined; name?: string | undefined; theme?: string | undefined }): Promise<void> {
+  const user = await requireUser(deps, userId);
+  const login = (input.login ?? user.login).trim();
+  const email = (input.email ?? user.email).trim();
+  if (!login && !email) throw badRequest("Need to specify either username or email");
+  requireMaxLength("login", login, NAME_LIMITS.userLogin);
+  requireMaxLength("email", email, NAME_LIMITS.userEmail);
+  requireMaxLength("name", input.name, NAME_LIMITS.userName);
+  const snap = await deps.model.snapshot();
+  for (const key of [login, email]) {
+    const other = snap.byLogin.get(key.toLowerCase());
+    if (other && other.id !== userId) throw new ApiError(409, "Update would result in user login conflict");
+  }
+  await deps.pg.query("update users set login = $2, email = $3, name = $4, theme = $5, updated_at = now() where id = $1", [
+    userId, login || email, email || login, input.name ?? user.name, input.theme ?? user.theme,
+  ]).catch((err: unknown) => {
+    if (isUniqueViolation(err, "users_login_key", "users_email_key")) throw new ApiError(409, "Update would result in user login conflict");
+    throw err;
+  });
+  changed(deps);
+}
+
+/** the number of server admins (users, not service accounts) */
+async function serverAdmins(deps: IdentityDeps): Promise<number> {
+  let n = 0;
+  for (const u of (await deps.model.snapshot()).users.values()) if (u.isServerAdmin && !u.isServiceAccount) n++;
+  return n;
+}
+
+/** PUT /api/admin/users/:id/permissions: server admin or not; the last server admin stays one */
+export async function setServerAdmin(deps: IdentityDeps, userId: number, isServerAdmin: boolean): Promise<void> {
+  const user = await requireUser(deps, userId);
+  if (user.isServerAdmin && !isServerAdmin && (await serverAdmins(deps)) <= 1) throw badRequest("cannot remove last svc admin");
+  await deps.pg.query("update users set is_server_admin = $2, updated_at = now() where id = $1", [userId, isServerAdmin]);
+  changed(deps);
+}
+
+/** DELETE /api/admin/users/:id: the user and what is theirs (memberships, sessions, roles, stars: the tables' cascades); the last server admin stays */
+export async function deleteUser(deps: IdentityDeps, userId: number): Promise<void> {
+  const user = await requireUser(deps, userId);
+  if (user.isServerAdmin && (await serverAdmins(deps)) <= 1) throw badRequest("cannot remove last svc admin");
+  await deps.pg.transaction(async (tx) => {
+    await tx.query("delete from preferences where user_id = $1", [userId]);
+    await tx.query("delete from users where id = $1 and not is_service_account", [userId]);
+  });
+  changed(deps);
+}
+
 export async function switchOrg(deps: IdentityDeps, user: UserRecord, orgId: number): Promise<void> {
   const snap = await deps.model.snapshot();
   if (!snap.memberships.get(user.id)?.has(orgId)) throw new ApiError(401, "Not a valid organization");

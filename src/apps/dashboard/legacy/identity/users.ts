@@ -1,8 +1,8 @@
 // Server-admin user management: the lists GET /api/users and GET
 // /api/users/search (the real product's shapes; service accounts are never
-// listed), one user (GET /api/users/:id, /lookup, /:id/orgs, /:id/teams), and
-// PUT /api/admin/users/:id/password, POST /api/admin/users/:id/disable and
-// /enable. Only holders of the users: permissions on the user (server
+// listed), one user (GET and PUT /api/users/:id, /lookup, /:id/orgs,
+// /:id/teams), and PUT /api/admin/users/:id/password and /permissions, POST
+// /api/admin/users/:id/disable and /enable, DELETE /api/admin/users/:id. Only holders of the users: permissions on the user (server
 // admins) may use them.
 import type { Context } from "hono";
 import { type } from "../../../../lib/arktype.ts";
@@ -13,10 +13,13 @@ import type { IdentityDeps } from "../../core/identity/identity-deps.ts";
 import { parseId, userOrgs } from "../../core/identity/orgs.ts";
 import { teamsOfUser } from "../../core/identity/teams.ts";
 import { searchUsers } from "../../core/identity/user-lists.ts";
-import { adminSetPassword, lookupUser, requireUser, setUserDisabled, userProfile } from "../../core/identity/users.ts";
+import { adminSetPassword, deleteUser, lookupUser, requireUser, setServerAdmin, setUserDisabled, updateUser, userProfile } from "../../core/identity/users.ts";
 import { pageQuery } from "../schemas.ts";
 
 const NewPassword = type({ password: "string" });
+const UserUpdate = type({ "login?": "string", "email?": "string", "name?": "string", "theme?": "string" });
+/** the server-admin flag: the spec's neutral name, or the real product's as its clients send it */
+const AdminFlag = type({ "isSvcAdmin?": "boolean", "isGrafanaAdmin?": "boolean" });
 
 const userId = (c: Context) => parseId(c.req.param("id"), "id is invalid");
 /** the permission on one user: its scope names the user's id */
@@ -46,6 +49,26 @@ export function registerUsers(r: Router, deps: IdentityDeps): void {
   r.get("/api/users/:id/teams", onUser("users:read"), async (c) => {
     const user = await requireUser(deps, userId(c));
     return c.json(await teamsOfUser(deps, identityOf(c).orgId, user.id));
+  });
+
+  r.put("/api/users/:id", onUser("users:write"), async (c) => {
+    await updateUser(deps, userId(c), await parseBody(c, UserUpdate));
+    return c.json({ message: "User updated" });
+  });
+
+  r.put("/api/admin/users/:id/permissions", onUser("users.permissions:write"), async (c) => {
+    const body = await parseBody(c, AdminFlag);
+    const flag = body.isSvcAdmin ?? body.isGrafanaAdmin;
+    if (flag === undefined) throw new ApiError(400, "bad request data: isSvcAdmin must be boolean (was missing)");
+    await setServerAdmin(deps, userId(c), flag);
+    return c.json({ message: "User permissions updated" });
+  });
+
+  r.delete("/api/admin/users/:id", onUser("users:delete"), async (c) => {
+    const id = userId(c);
+    if (id === identityOf(c).user.id) throw new ApiError(400, "You cannot delete your own account");
+    await deleteUser(deps, id);
+    return c.json({ message: "User deleted" });
   });
 
   r.put("/api/admin/users/:id/password", onUser("users.password:write"), async (c) => {
