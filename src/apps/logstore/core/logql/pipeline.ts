@@ -72,6 +72,11 @@ function labelFilter(f: LabelFilter, labels: Record<string, string>): boolean {
   }
 }
 
+/** a label a parser extracts: renamed `<name>_extracted` when the stream has a label of that name, as Loki does */
+function extractedName(name: string, streamLabels: Record<string, string>): string {
+  return name in streamLabels ? `${name}_extracted` : name;
+}
+
 /** the line through a line_format template; a failure keeps the line and sets the real product's error label */
 function format(template: Template, line: string, p: Processed, maxLength: number | undefined): string {
   try {
@@ -103,7 +108,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
         try {
           const extracted: Record<string, string> = {};
           flattenJson(JSON.parse(current), "", extracted);
-          for (const [k, v] of Object.entries(extracted)) if (!(k in streamLabels)) l[k] = v;
+          for (const [k, v] of Object.entries(extracted)) l[extractedName(k, streamLabels)] = v;
         } catch {
           l.__error__ = "JSONParserErr";
         }
@@ -113,7 +118,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
         const l = (p ??= { line, labels: { ...streamLabels } }).labels;
         const extracted: Record<string, string> = {};
         if (!parseLogfmt(current, extracted)) l.__error__ = "LogfmtParserErr";
-        for (const [k, v] of Object.entries(extracted)) if (!(k in streamLabels)) l[k] = v;
+        for (const [k, v] of Object.entries(extracted)) l[extractedName(k, streamLabels)] = v;
         break;
       }
       case "regexp": {
@@ -121,7 +126,7 @@ export function runPipeline(stages: readonly Stage[], line: string, streamLabels
         const l = (p ??= { line, labels: { ...streamLabels } }).labels;
         const m = s.re.exec(current);
         if (m) m.names.forEach((name, i) => {
-          if (name !== undefined && !(name in streamLabels)) l[name] = m.groups[i] ?? "";
+          if (name !== undefined) l[extractedName(name, streamLabels)] = m.groups[i] ?? "";
         });
         break;
       }
