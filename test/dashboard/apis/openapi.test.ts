@@ -1,4 +1,5 @@
 // The OpenAPI document describes every route served, from the same schemas.
+import SwaggerParser from "@apidevtools/swagger-parser";
 import { describe, expect, it } from "vitest";
 import { ADMIN } from "../../helpers/api.ts";
 import { useServer } from "../../helpers/server.ts";
@@ -28,6 +29,22 @@ describe("GET /openapi/v3 and /swagger", () => {
     // every legacy route of the router is in the document
     const count = Object.values(doc.paths as Record<string, object>).reduce((n, ops) => n + Object.keys(ops).length, 0);
     expect(count).toBeGreaterThan(60);
+  });
+
+  it("is a valid OpenAPI 3 document (swagger-parser), every operation with its own operationId (issue 21: clients are generated from it)", async () => {
+    const doc = (await t.api.get("/openapi/v3", { auth: ADMIN })).body;
+    await SwaggerParser.validate(structuredClone(doc));
+    const ids: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { operationId?: string }>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        ids.push(op.operationId!);
+      }
+    }
+    expect(ids.length).toBeGreaterThan(60);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    expect(doc.paths["/api/users/{id}/orgs"].get.operationId).toBe("getUsersByIdOrgs");
+    expect(doc.paths["/apis/dashboard.svc.app/v1/namespaces/{namespace}/dashboards"].post.operationId).toBe("createDashboardV1");
   });
 
   it("GET /openapi/v3 without credentials -> 401; /swagger is a page", async () => {

@@ -9,6 +9,20 @@ import { VERSION } from "../../../version.ts";
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
 
+const VERBS: Record<string, string> = { get: "get", post: "post", put: "put", patch: "patch", delete: "delete" };
+const word = (s: string) => s.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? "").toUpperCase());
+const title = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
+
+/**
+ * A legacy route's operationId, for clients generated from the document: the
+ * method and the path's words, a parameter as By<Name> (GET
+ * /api/users/:id/orgs -> getUsersByIdOrgs)
+ */
+function legacyOperationId(method: string, path: string): string {
+  const parts = path.split("/").filter((p) => p && p !== "api").map((p) => (p.startsWith(":") ? `By${title(p.slice(1))}` : p === "*" ? "Any" : title(word(p))));
+  return `${VERBS[method.toLowerCase()] ?? method.toLowerCase()}${parts.join("") || "Root"}`;
+}
+
 function accessText(e: RouteEntry): string {
   const a = e.access;
   if ("public" in a) return "public";
@@ -35,7 +49,9 @@ export function openApiDocument(entries: readonly RouteEntry[], kinds: KindDescr
   for (const e of entries) {
     if (e.path.startsWith("/apis/:group")) continue; // described per kind below
     const params = [...e.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    add(toOpenApiPath(e.path), e.method, { summary: accessText(e), ...(params.length ? { parameters: params } : {}), responses: { default: { description: "JSON" } } });
+    add(toOpenApiPath(e.path), e.method, {
+      operationId: legacyOperationId(e.method, e.path), summary: accessText(e), ...(params.length ? { parameters: params } : {}), responses: { default: { description: "JSON" } },
+    });
   }
   const schemas: Record<string, unknown> = {};
   for (const d of kinds) {
@@ -72,13 +88,14 @@ export function openApiDocument(entries: readonly RouteEntry[], kinds: KindDescr
       const rv = { name: "resourceVersion", in: "query", schema: { type: "string", pattern: "^[0-9]*$" } };
       const rvMatch = { name: "resourceVersionMatch", in: "query", schema: { type: "string", enum: ["Exact", "NotOlderThan"] } };
       const timeout = { name: "timeoutSeconds", in: "query", schema: { type: "integer" } };
-      add(collection, "GET", { summary: `list ${d.resource} (${d.actions.read})`, parameters: [ns, list, cont, ...sel, rv, rvMatch, timeout], responses: { "200": { description: `${d.kind}List` } } });
-      add(collection, "POST", { summary: `create a ${d.kind} (${d.actions.create})`, parameters: [ns], requestBody: body, responses: { "201": { description: d.kind } } });
-      add(`${collection}/{name}`, "GET", { summary: `get a ${d.kind} (${d.actions.read})`, parameters: [ns, nm, rv], responses: { "200": { description: d.kind } } });
-      add(`${collection}/{name}`, "PUT", { summary: `replace a ${d.kind} (${d.actions.write})`, parameters: [ns, nm], requestBody: body, responses: { "200": { description: d.kind } } });
-      add(`${collection}/{name}`, "DELETE", { summary: `delete a ${d.kind} (${d.actions.delete})`, parameters: [ns, nm], responses: { "200": { description: "Status" } } });
+      const id = (verb: string, suffix = "") => `${verb}${d.kind}${suffix}${title(word(v))}`;
+      add(collection, "GET", { operationId: id("list"), summary: `list ${d.resource} (${d.actions.read})`, parameters: [ns, list, cont, ...sel, rv, rvMatch, timeout], responses: { "200": { description: `${d.kind}List` } } });
+      add(collection, "POST", { operationId: id("create"), summary: `create a ${d.kind} (${d.actions.create})`, parameters: [ns], requestBody: body, responses: { "201": { description: d.kind } } });
+      add(`${collection}/{name}`, "GET", { operationId: id("get"), summary: `get a ${d.kind} (${d.actions.read})`, parameters: [ns, nm, rv], responses: { "200": { description: d.kind } } });
+      add(`${collection}/{name}`, "PUT", { operationId: id("replace"), summary: `replace a ${d.kind} (${d.actions.write})`, parameters: [ns, nm], requestBody: body, responses: { "200": { description: d.kind } } });
+      add(`${collection}/{name}`, "DELETE", { operationId: id("delete"), summary: `delete a ${d.kind} (${d.actions.delete})`, parameters: [ns, nm], responses: { "200": { description: "Status" } } });
       for (const sub of Object.keys(d.subresources ?? {})) {
-        add(`${collection}/{name}/${sub}`, "GET", { summary: `${sub} of a ${d.kind}`, parameters: [ns, nm], responses: { "200": { description: sub } } });
+        add(`${collection}/{name}/${sub}`, "GET", { operationId: id("get", title(word(sub))), summary: `${sub} of a ${d.kind}`, parameters: [ns, nm], responses: { "200": { description: sub } } });
       }
     }
   }

@@ -151,5 +151,4 @@ export function registerSearch(r: Router, deps: SearchDeps): void {
     return c.json(results.slice((page - 1) * limit, end));
   };
   r.get("/api/search", { signedIn: true }, handler);
-  r.get("/api/search/", { signedIn: true }, handler);
 }

@@ -189,7 +189,6 @@ export function registerLibraryElements(r: Router, deps: LibraryElementDeps): vo
     });
   };
   r.get("/api/library-elements/:uid/connections", { action: "library.panels:read" }, connections);
-  r.get("/api/library-elements/:uid/connections/", { action: "library.panels:read" }, connections);
 
   r.post("/api/library-elements", { action: "library.panels:create" }, async (c) => {
     const body = await parseBody(c, NewElement);
