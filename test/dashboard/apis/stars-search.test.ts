@@ -34,6 +34,20 @@ describe("stars, search and DTO", () => {
     expect((await t.api.post("/api/user/stars/dashboard/uid/missing", { auth: u.auth })).status).toBe(404);
   });
 
+  it("legacy stars by the dashboard's numeric id (issue 21: grafana-client's star_actual_dashboard_by_id) -> the same data; unknown -> 404; not a number -> 400", async () => {
+    const u = await t.api.user("id-starrer", "Viewer");
+    const created = await dash("star-by-id", "By id");
+    const id = created.body.metadata.labels["svc.app/deprecatedInternalID"];
+    expect(id).toMatch(/^\d+$/);
+    expect((await t.api.post(`/api/user/stars/dashboard/${id}`, { auth: u.auth })).body).toEqual({ message: "Dashboard starred!" });
+    expect((await t.api.get("/api/user/stars", { auth: u.auth })).body).toEqual(["star-by-id"]);
+    expect((await t.api.delete(`/api/user/stars/dashboard/${id}`, { auth: u.auth })).body).toEqual({ message: "Dashboard unstarred" });
+    expect((await t.api.get("/api/user/stars", { auth: u.auth })).body).toEqual([]);
+    const missing = await t.api.post("/api/user/stars/dashboard/999999", { auth: u.auth });
+    expect({ status: missing.status, message: missing.body.message }).toEqual({ status: 404, message: "Dashboard not found" });
+    expect((await t.api.post("/api/user/stars/dashboard/abc", { auth: u.auth })).status).toBe(400);
+  });
+
   it("stars of a deleted dashboard, or of a deleted folder and the dashboards in it, go with them", async () => {
     const u = await t.api.user("star-forgetter", "Viewer");
     await folder("star-gone-f", "Gone Folder");
