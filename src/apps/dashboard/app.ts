@@ -186,7 +186,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerSearch(r, { stars, store, namespaces, folders, dashboards, now });
   registerAlertRules(r, { rules: alertRules, store, folders, namespaces, now });
   // before the generic /apis routes, which would otherwise take these paths
-  registerStars(r, { stars, store, namespaces, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });
+  registerStars(r, { stars, store, namespaces, dashboards: dashboardAccess, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });
   const kinds = [folders, dashboards, playlistKind(), secureValueKind(secrets, db.pg)];
   registerOpenApi(r, kinds, toggles);
   registerApis(r, { kinds, store, namespaces, featureToggles: toggles, now });

@@ -5,13 +5,15 @@ import { ApiError } from "../../../lib/errors.ts";
 import { identityOf, type Router } from "../access/guard.ts";
 import { namespaceOf, orgIdOfNamespace, type NamespaceContext } from "../core/identity/namespaces.ts";
 import type { StarRef, StarStore } from "../core/content/stars.ts";
-import { INTERNAL_ID_LABEL } from "./kind.ts";
+import type { DashboardAccess } from "./dashboard-access.ts";
 import type { ResourceStore } from "./store.ts";
 
 export interface StarsDeps {
   stars: StarStore;
   store: ResourceStore;
   namespaces: NamespaceContext;
+  /** dashboards by their legacy numeric id (the legacy star routes) */
+  dashboards: DashboardAccess;
   /** the collections API version is served */
   collectionsOn: boolean;
 }
@@ -99,22 +101,22 @@ export function registerStars(r: Router, deps: StarsDeps): void {
     return c.json({ message: "Dashboard unstarred" });
   });
 
-  /** a dashboard named by its legacy numeric id (the label each one carries), as the oldest clients star it */
-  const dashboardById = async (orgId: number, raw: string): Promise<StarRef> => {
+  /** a dashboard named by its legacy numeric id, as the oldest clients star it */
+  const dashboardById = async (c: Context): Promise<StarRef> => {
+    const raw = c.req.param("id")!;
     if (!/^[1-9]\d{0,15}$/.test(raw)) throw new ApiError(400, "Invalid dashboard ID");
-    const bucket = { ...KINDS.Dashboard!, namespace: namespaceOf(orgId, deps.namespaces) };
-    const found = (await deps.store.list(bucket)).find((o) => o.metadata.labels[INTERNAL_ID_LABEL] === raw);
+    const found = await deps.dashboards.byId(deps.dashboards.context(c), Number(raw));
     if (!found) throw new ApiError(404, "Dashboard not found");
-    return { group: "dashboard.svc.app", kind: "Dashboard", name: found.metadata.name };
+    return { group: "dashboard.svc.app", kind: "Dashboard", name: found.uid };
   };
   r.post("/api/user/stars/dashboard/:id", self, async (c) => {
     const id = identityOf(c);
-    await deps.stars.add(id.user.id, id.orgId, await dashboardById(id.orgId, c.req.param("id")!));
+    await deps.stars.add(id.user.id, id.orgId, await dashboardById(c));
     return c.json({ message: "Dashboard starred!" });
   });
   r.delete("/api/user/stars/dashboard/:id", self, async (c) => {
     const id = identityOf(c);
-    await deps.stars.remove(id.user.id, id.orgId, await dashboardById(id.orgId, c.req.param("id")!));
+    await deps.stars.remove(id.user.id, id.orgId, await dashboardById(c));
     return c.json({ message: "Dashboard unstarred" });
   });
 }

@@ -153,3 +153,45 @@ describe("users as Terraform's grafana_user manages them", () => {
     expect((await t.api.delete("/api/admin/users/1", { auth: ADMIN })).status).toBe(400);
   });
 });
+
+describe("bad input on the user, org and team routes: a 4xx naming the field, never a 5xx", () => {
+  const t = useServer({});
+
+  it("wrong types, unknown ids, oversized and unknown values", async () => {
+    const u = await t.api.user("bad-input", "Viewer");
+    const team = (await t.api.post("/api/teams", { auth: ADMIN, body: { name: "bad-team" } })).body.teamId;
+    const cases: Array<[string, string, unknown, number, RegExp]> = [
+      ["PUT", `/api/users/${u.id}`, { name: 5 }, 400, /name must be a string/],
+      ["PUT", `/api/users/${u.id}`, { theme: "pink" }, 400, /theme/],
+      ["PUT", `/api/users/${u.id}`, { login: "x".repeat(300) }, 400, /login/],
+      ["PUT", "/api/users/abc", { name: "x" }, 400, /id is invalid/],
+      ["PUT", "/api/users/999999", { name: "x" }, 404, /user not found/],
+      ["PUT", `/api/admin/users/${u.id}/password`, { password: 5 }, 400, /password must be a string/],
+      ["PUT", `/api/admin/users/${u.id}/password`, {}, 400, /password/],
+      ["PUT", `/api/admin/users/${u.id}/permissions`, { isGrafanaAdmin: "yes" }, 400, /isGrafanaAdmin must be boolean/],
+      ["PUT", `/api/admin/users/${u.id}/permissions`, {}, 400, /isSvcAdmin/],
+      ["DELETE", "/api/admin/users/999999", undefined, 404, /user not found/],
+      ["POST", "/api/admin/users/abc/enable", undefined, 400, /id is invalid/],
+      ["PUT", "/api/orgs/1", { name: "x".repeat(300) }, 400, /name/],
+      ["PUT", "/api/orgs/999999", { name: "Nowhere" }, 404, /Organization not found/],
+      ["PUT", "/api/orgs/1", { name: "" }, 400, /name/],
+      ["PUT", `/api/teams/${team}`, { name: ["a"] }, 400, /name must be a string/],
+      ["PUT", `/api/teams/${team}`, { name: "ok", email: "e".repeat(300) }, 400, /email/],
+      ["PUT", "/api/teams/999999", { name: "x" }, 404, /Team not found/],
+      ["GET", "/api/users/lookup", undefined, 400, /loginOrEmail/],
+      ["GET", "/api/orgs/abc", undefined, 400, /orgId is invalid/],
+      ["PATCH", "/api/org/users/1", { role: "Boss" }, 400, /role/],
+      ["POST", "/api/user/stars/dashboard/1e3", undefined, 400, /Invalid dashboard ID/],
+    ];
+    for (const [method, path, body, status, message] of cases) {
+      const r = await fetch(`${t.server.urls.dashboard}${path}`, {
+        method,
+        headers: { Authorization: ADMIN, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await r.text();
+      expect({ method, path, status: r.status }).toEqual({ method, path, status });
+      expect(text, `${method} ${path}`).toMatch(message);
+    }
+  });
+});

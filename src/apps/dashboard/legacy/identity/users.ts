@@ -14,10 +14,11 @@ import { parseId, userOrgs } from "../../core/identity/orgs.ts";
 import { teamsOfUser } from "../../core/identity/teams.ts";
 import { searchUsers } from "../../core/identity/user-lists.ts";
 import { adminSetPassword, deleteUser, lookupUser, requireUser, setServerAdmin, setUserDisabled, updateUser, userProfile } from "../../core/identity/users.ts";
+import { THEMES } from "../../core/content/preferences.ts";
 import { pageQuery } from "../schemas.ts";
 
 const NewPassword = type({ password: "string" });
-const UserUpdate = type({ "login?": "string", "email?": "string", "name?": "string", "theme?": "string" });
+const UserUpdate = type({ "login?": "string", "email?": "string", "name?": "string", "theme?": type.enumerated(...THEMES) });
 /** the server-admin flag: the spec's neutral name, or the real product's as its clients send it */
 const AdminFlag = type({ "isSvcAdmin?": "boolean", "isGrafanaAdmin?": "boolean" });
 
