@@ -36,6 +36,9 @@ import { registerLibraryElements } from "./legacy/content/library-elements.ts";
 import { registerPreferences } from "./legacy/content/preferences.ts";
 import { registerTeamGroups } from "./legacy/identity/team-groups.ts";
 import { registerAlertRules } from "./legacy/content/alert-rules.ts";
+import { registerLegacyFolders } from "./legacy/content/folders.ts";
+import { registerLegacyDashboards } from "./legacy/content/dashboards.ts";
+import { registerDashboardVersions } from "./legacy/content/dashboard-versions.ts";
 import { registerHealth } from "./legacy/admin/health.ts";
 import { registerLogin } from "./legacy/identity/login.ts";
 import { registerOrgs } from "./legacy/identity/orgs.ts";
@@ -184,6 +187,11 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   }
   const toggles = config.dashboard.feature_toggles;
   registerSearch(r, { stars, store, namespaces, folders, dashboards, now });
+  // the legacy folder and dashboard API over the same objects as /apis
+  const content = { store, namespaces, folders, dashboards, model: identity.model, now };
+  registerLegacyFolders(r, { ...content, nested: config.dashboard.nested_folders, counting: { alertRules, libraryElements } });
+  registerLegacyDashboards(r, { ...content, preferences });
+  registerDashboardVersions(r, content);
   registerAlertRules(r, { rules: alertRules, store, folders, namespaces, now });
   // before the generic /apis routes, which would otherwise take these paths
   registerStars(r, { stars, store, namespaces, dashboards: dashboardAccess, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });

@@ -24,7 +24,18 @@ export interface FuzzRequest {
 export type Outcome =
   | { kind: "answered"; status: number; body: string }
   | { kind: "hang" | "reset" | "crash"; detail: string }
-  | { kind: "skipped"; detail: string };
+  | { kind: "skipped"; detail: string }
+  /** headers past the listener's limit: a 431, or a close before the client has read it (both right) */
+  | { kind: "refused-headers"; detail: string };
+
+/** the runtimes' limit on a request's header block (Node's and Bun's default) */
+const HEADER_LIMIT_BYTES = 16 * 1024;
+
+function headerBytes(headers: FuzzRequest["headers"]): number {
+  let n = 0;
+  for (const [k, v] of Object.entries(headers ?? {})) n += k.length + String(v).length + 4;
+  return n;
+}
 
 export interface Failure {
   route: string;
@@ -139,6 +150,9 @@ export async function startTarget(extraArgs: string[] = []): Promise<Target> {
         // give a dying process a moment to be seen as dead
         await new Promise((r) => setTimeout(r, 50));
         if (!alive()) return { kind: "crash", detail: `server exited: ${child.process.exitCode ?? child.process.signalCode}` };
+        // the listener refuses oversized headers by answering 431 and closing; on a busy
+        // machine the close can reach the client before the answer does (seen under load)
+        if (headerBytes(req.headers) > HEADER_LIMIT_BYTES) return { kind: "refused-headers", detail: String(cause ?? err).slice(0, 200) };
         return { kind: "reset", detail: String(cause ?? err).slice(0, 200) };
       } finally {
         clearTimeout(timer);
@@ -150,7 +164,7 @@ export async function startTarget(extraArgs: string[] = []): Promise<Target> {
 
 /** 5xx is a failure except a 503 that a limit documents (the inflight push cap, stopping) */
 export function isFailure(outcome: Outcome): boolean {
-  if (outcome.kind === "skipped") return false;
+  if (outcome.kind === "skipped" || outcome.kind === "refused-headers") return false;
   if (outcome.kind !== "answered") return true;
   if (outcome.status === 503) return false;
   return outcome.status >= 500;

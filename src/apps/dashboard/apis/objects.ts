@@ -72,8 +72,16 @@ export function createObject(d: KindDescriptor, ctx: KindContext, body: unknown)
   return serialized(bucketOf(d, ctx), () => create(d, ctx, body));
 }
 
-export function updateObject(d: KindDescriptor, ctx: KindContext, name: string, body: unknown): Promise<StoredObject> {
-  return serialized(bucketOf(d, ctx), () => update(d, ctx, name, body));
+export interface UpdateOptions {
+  /**
+   * a new version even when nothing changed: the legacy save API answers
+   * every save with the next version, as the real product does
+   */
+  alwaysNewVersion?: boolean;
+}
+
+export function updateObject(d: KindDescriptor, ctx: KindContext, name: string, body: unknown, options: UpdateOptions = {}): Promise<StoredObject> {
+  return serialized(bucketOf(d, ctx), () => update(d, ctx, name, body, options));
 }
 
 export function deleteObject(d: KindDescriptor, ctx: KindContext, name: string, query: URLSearchParams): Promise<StoredObject> {
@@ -122,7 +130,7 @@ async function create(d: KindDescriptor, ctx: KindContext, body: unknown): Promi
   return object;
 }
 
-async function update(d: KindDescriptor, ctx: KindContext, name: string, body: unknown): Promise<StoredObject> {
+async function update(d: KindDescriptor, ctx: KindContext, name: string, body: unknown, options: UpdateOptions): Promise<StoredObject> {
   const parsed = parseObjectBody(d, body, name);
   const key = bucketOf(d, ctx);
   const previous = await ctx.store.get(key, name);
@@ -138,7 +146,7 @@ async function update(d: KindDescriptor, ctx: KindContext, name: string, body: u
   if (folder !== before) await requirePermission(d, ctx, d.actions.create, await d.createScopes(ctx, name, folder), name);
   const message = annotations[MESSAGE_ANNOTATION];
   const labels = { ...withoutKey(parsed.labels, INTERNAL_ID_LABEL), [INTERNAL_ID_LABEL]: previous.metadata.labels[INTERNAL_ID_LABEL]! };
-  const specChanged = canonicalJson(spec) !== canonicalJson(previous.spec);
+  const specChanged = options.alwaysNewVersion === true || canonicalJson(spec) !== canonicalJson(previous.spec);
   const metaChanged =
     canonicalJson(labels) !== canonicalJson(previous.metadata.labels) ||
     canonicalJson(annotations) !== canonicalJson(withoutServerKeys(previous.metadata.annotations));

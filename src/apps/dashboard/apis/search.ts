@@ -10,6 +10,7 @@ import { createKindContext } from "./context.ts";
 import { FOLDER_ANNOTATION, INTERNAL_ID_LABEL, type KindDescriptor } from "./kind.ts";
 import { canRead } from "./objects.ts";
 import type { ResourceStore, StoredObject } from "./store.ts";
+import { dashboardUrl, folderUrl, slugify } from "./urls.ts";
 
 export interface SearchDeps {
   stars: StarStore;
@@ -20,12 +21,6 @@ export interface SearchDeps {
   now: () => number;
 }
 
-export function slugify(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-}
-
-export const dashboardUrl = (uid: string, title: string) => `/d/${uid}/${slugify(title)}`;
-export const folderUrl = (uid: string, title: string) => `/dashboards/f/${uid}/${slugify(title)}`;
 
 /** repeated and comma-separated values of a query parameter */
 function many(c: Context, name: string): string[] {

@@ -51,6 +51,8 @@ export interface ResourceStore {
   delete(key: BucketKey, names: string[]): Promise<void>;
   history(key: BucketKey, name: string, afterRv: string | undefined, limit: number): Promise<StoredObject[]>;
   version(key: BucketKey, name: string, rv: string): Promise<StoredObject | undefined>;
+  /** the newest stored version of an object at a generation */
+  atGeneration(key: BucketKey, name: string, generation: number): Promise<StoredObject | undefined>;
 }
 
 /** every version of every object is kept, for history and GET ?resourceVersion */
@@ -162,6 +164,15 @@ export function createResourceStore(pg: PGlite): ResourceStore {
         `select object from resource_history
           where api_group = $1 and resource = $2 and namespace = $3 and name = $4 and resource_version = $5::bigint`,
         [key.group, key.resource, key.namespace, name, rv],
+      );
+      return r.rows[0]?.object;
+    },
+    async atGeneration(key, name, generation) {
+      const r = await pg.query<{ object: StoredObject }>(
+        `select object from resource_history
+          where api_group = $1 and resource = $2 and namespace = $3 and name = $4 and (object->'metadata'->>'generation')::bigint = $5
+          order by resource_version desc limit 1`,
+        [key.group, key.resource, key.namespace, name, generation],
       );
       return r.rows[0]?.object;
     },

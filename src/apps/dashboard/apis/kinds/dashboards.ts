@@ -6,7 +6,7 @@ import { hasPermission } from "../../core/identity/permissions.ts";
 import { toResponse } from "../envelope.ts";
 import type { DashboardDependents } from "../../core/content/dashboard-dependents.ts";
 import { CREATED_BY, FOLDER_ANNOTATION, INTERNAL_ID_LABEL, UPDATED_AT, UPDATED_BY, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
-import { dashboardUrl, folderUrl, slugify } from "../search.ts";
+import { dashboardUrl, folderUrl, slugify } from "../urls.ts";
 import type { StoredObject } from "../store.ts";
 import { checkSpec, checkTitle } from "../spec-check.ts";
 import { NAME_LIMITS } from "../../core/identity/name-limits.ts";
@@ -82,31 +82,50 @@ export function dashboardKind(options: DashboardKindOptions = {}): KindDescripto
   return d;
 }
 
-/** GET <dashboard>/dto: the object plus what the caller may do with it (the real product's DTO) */
-async function dto(d: KindDescriptor, ctx: KindContext, o: StoredObject, version: string) {
+/**
+ * What the caller may do with a dashboard and the folder it lives in: the
+ * /dto subresource and the legacy GET /api/dashboards/uid/:uid meta share it.
+ */
+export async function dashboardAccessInfo(d: KindDescriptor, ctx: KindContext, o: StoredObject) {
   const folderName = o.metadata.annotations[FOLDER_ANNOTATION];
   const scopes = await d.scopes(ctx, o.metadata.name, folderName);
   const may = (action: string, s: string[] = scopes) => hasPermission(ctx.identity.permissions, action, s);
   const folder = folderName ? await ctx.store.get(ctx.bucket("folder.svc.app", "folders"), folderName) : undefined;
-  const title = String(o.spec.title ?? "");
   const annotations = (type: string) => ({
     canAdd: may("annotations:create", [`annotations:type:${type}`]),
     canEdit: may("annotations:write", [`annotations:type:${type}`]),
     canDelete: may("annotations:delete", [`annotations:type:${type}`]),
   });
+  const title = String(o.spec.title ?? "");
+  return {
+    slug: slugify(title),
+    url: dashboardUrl(o.metadata.name, title),
+    canSave: may("dashboards:write"),
+    canEdit: may("dashboards:write"),
+    canAdmin: may("dashboards.permissions:write"),
+    canStar: ctx.identity.kind === "user",
+    canDelete: may("dashboards:delete"),
+    annotationsPermissions: { dashboard: annotations("dashboard"), organization: annotations("organization") },
+    folder,
+  };
+}
+
+/** GET <dashboard>/dto: the object plus what the caller may do with it (the real product's DTO) */
+async function dto(d: KindDescriptor, ctx: KindContext, o: StoredObject, version: string) {
+  const { folder, ...info } = await dashboardAccessInfo(d, ctx, o);
   return {
     ...toResponse(d, version, o),
     kind: "DashboardWithAccessInfo",
     access: {
-      slug: slugify(title),
-      url: dashboardUrl(o.metadata.name, title),
+      slug: info.slug,
+      url: info.url,
       isPublic: false,
-      canSave: may("dashboards:write"),
-      canEdit: may("dashboards:write"),
-      canAdmin: may("dashboards.permissions:write"),
-      canStar: ctx.identity.kind === "user",
-      canDelete: may("dashboards:delete"),
-      annotationsPermissions: { dashboard: annotations("dashboard"), organization: annotations("organization") },
+      canSave: info.canSave,
+      canEdit: info.canEdit,
+      canAdmin: info.canAdmin,
+      canStar: info.canStar,
+      canDelete: info.canDelete,
+      annotationsPermissions: info.annotationsPermissions,
       created: o.metadata.creationTimestamp,
       createdBy: o.metadata.annotations[CREATED_BY],
       updated: o.metadata.annotations[UPDATED_AT],

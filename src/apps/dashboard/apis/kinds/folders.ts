@@ -21,7 +21,7 @@ export interface FolderOptions {
   maxDepth: number;
   alertRules: { countIn(orgId: number, folders: string[]): Promise<number>; deleteIn(orgId: number, folders: string[]): Promise<void> };
   /** library elements live in folders and go with them, unless a dashboard elsewhere uses one */
-  libraryElements?: Pick<LibraryElementStore, "checkFoldersDeletable" | "deleteInFolders">;
+  libraryElements?: Pick<LibraryElementStore, "checkFoldersDeletable" | "deleteInFolders" | "countIn">;
   dependents?: DashboardDependents;
   stars?: Pick<StarStore, "forget">;
 }
@@ -29,7 +29,7 @@ export interface FolderOptions {
 const uidScope = (name: string) => `folders:uid:${name}`;
 
 /** every folder below `name`, deepest last */
-async function descendants(ctx: KindContext, name: string): Promise<StoredObject[]> {
+export async function descendants(ctx: KindContext, name: string): Promise<StoredObject[]> {
   const all = await ctx.store.list(ctx.bucket(FOLDERS.group, FOLDERS.resource));
   const children = new Map<string, StoredObject[]>();
   for (const f of all) {
@@ -46,6 +46,27 @@ async function descendants(ctx: KindContext, name: string): Promise<StoredObject
   };
   walk(name, 0);
   return out;
+}
+
+/** the resources /counts names, by the keys of the legacy /api/folders/:uid/counts */
+const COUNTED: Record<string, { group: string; resource: string }> = {
+  folder: FOLDERS,
+  dashboard: { group: "dashboard.svc.app", resource: "dashboards" },
+  librarypanel: { group: "sql-fallback", resource: "library_elements" },
+  alertrule: { group: "sql-fallback", resource: "alertrules" },
+};
+
+/** what a folder holds, its subfolders' contents included: the /counts subresource and the legacy counts */
+export async function folderCounts(ctx: KindContext, options: Pick<FolderOptions, "alertRules" | "libraryElements">, name: string) {
+  const below = (await descendants(ctx, name)).map((f) => f.metadata.name);
+  const names = new Set([name, ...below]);
+  const dashboards = await ctx.store.list(ctx.bucket("dashboard.svc.app", "dashboards"));
+  return {
+    folder: below.length,
+    dashboard: dashboards.filter((d) => names.has(d.metadata.annotations[FOLDER_ANNOTATION] ?? "")).length,
+    librarypanel: (await options.libraryElements?.countIn(ctx.orgId, [...names])) ?? 0,
+    alertrule: await options.alertRules.countIn(ctx.orgId, [...names]),
+  };
 }
 
 export function folderKind(options: FolderOptions): KindDescriptor {
@@ -99,6 +120,24 @@ export function folderKind(options: FolderOptions): KindDescriptor {
           reason: "BadRequest",
         });
       }
+    },
+    subresources: {
+      counts: async (ctx, o, version) => ({
+        kind: "DescendantCounts",
+        apiVersion: `${FOLDERS.group}/${version}`,
+        counts: Object.entries(await folderCounts(ctx, options, o.metadata.name)).map(([resource, count]) => ({ ...COUNTED[resource]!, count })),
+      }),
+      parents: async (ctx, o, version) => {
+        const chain = await ctx.folderChain(o.metadata.name);
+        const items: Array<Record<string, string>> = [];
+        for (const name of chain.reverse()) {
+          const f = await ctx.store.get(ctx.bucket(FOLDERS.group, FOLDERS.resource), name);
+          if (!f) continue;
+          const parent = f.metadata.annotations[FOLDER_ANNOTATION];
+          items.push({ name, title: String(f.spec.title ?? ""), ...(parent ? { parent } : {}) });
+        }
+        return { kind: "FolderInfoList", apiVersion: `${FOLDERS.group}/${version}`, items };
+      },
     },
     async beforeDelete(ctx, object, query) {
       // the folder goes with everything inside it: subfolders, their dashboards

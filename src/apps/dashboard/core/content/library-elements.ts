@@ -118,6 +118,8 @@ export interface LibraryElementStore {
    */
   checkFoldersDeletable(orgId: number, folders: string[], leaving: string[]): Promise<void>;
   deleteInFolders(orgId: number, folders: string[]): Promise<void>;
+  /** how many elements live in these folders */
+  countIn(orgId: number, folders: string[]): Promise<number>;
 }
 
 export function createLibraryElementStore(pg: PGlite): LibraryElementStore {
@@ -246,6 +248,10 @@ export function createLibraryElementStore(pg: PGlite): LibraryElementStore {
     async deleteInFolders(orgId, folders) {
       await pg.query("delete from library_elements where org_id = $1 and folder_uid = any($2::text[])", [orgId, folders]);
       changed(orgId);
+    },
+    async countIn(orgId, folders) {
+      const inside = new Set(folders);
+      return (await load(orgId)).filter((e) => inside.has(e.folderUid)).length;
     },
   };
   return store;
