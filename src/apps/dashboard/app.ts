@@ -64,6 +64,7 @@ import { createOutboundPolicy } from "./core/datasources/outbound-policy.ts";
 import { registerDataSourceLbac } from "./legacy/datasources/datasource-lbac.ts";
 import { grantDefaultPermissions, initializeDataSourcePermissions } from "./core/datasources/datasource-permissions.ts";
 import { changed } from "./core/identity/identity-deps.ts";
+import { namespaceOf } from "./core/identity/namespaces.ts";
 import { registerDataSourcePermissions } from "./legacy/datasources/datasource-permissions.ts";
 
 export interface DashboardApp {
@@ -116,7 +117,12 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerHealth(r, deps);
   registerLogin(r, { auth, sessions, passwordLoginEnabled: config.server.edition !== "cloud", secureCookie: secureCookie(config) });
   registerUser(r, identity, preferences);
-  registerOrgs(r, identity);
+  const store = createResourceStore(db.pg);
+  const namespaces = { edition: config.server.edition, stackId: config.dashboard.stack_id };
+  registerOrgs(r, identity, {
+    namespaceOf: (orgId) => namespaceOf(orgId, namespaces),
+    onDeleted: (orgId) => store.forget(namespaceOf(orgId, namespaces)),
+  });
   registerUsers(r, identity);
   registerServiceAccounts(r, identity);
   registerTeams(r, identity);
@@ -124,8 +130,6 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     registerAccessControl(r, identity, { validatePermissions: config.dashboard.rbac.permission_validation_enabled });
     registerTeamGroups(r, identity);
   }
-  const store = createResourceStore(db.pg);
-  const namespaces = { edition: config.server.edition, stackId: config.dashboard.stack_id };
   const running = await startSecrets(config.security, db.pg, db.dataDir, deps.logger);
   const { secrets } = running;
   const dataSources: DataSourceDeps = {

@@ -51,6 +51,8 @@ export interface ResourceStore {
   delete(key: BucketKey, names: string[]): Promise<void>;
   history(key: BucketKey, name: string, afterRv: string | undefined, limit: number): Promise<StoredObject[]>;
   version(key: BucketKey, name: string, rv: string): Promise<StoredObject | undefined>;
+  /** drops what is cached of a namespace whose rows were deleted (an organization's) */
+  forget(namespace: string): void;
   /** the newest stored version of an object at a generation */
   atGeneration(key: BucketKey, name: string, generation: number): Promise<StoredObject | undefined>;
 }
@@ -166,6 +168,9 @@ export function createResourceStore(pg: PGlite): ResourceStore {
         [key.group, key.resource, key.namespace, name, rv],
       );
       return r.rows[0]?.object;
+    },
+    forget(namespace) {
+      for (const id of [...buckets.keys()]) if (id.endsWith(`\n${namespace}`)) buckets.delete(id);
     },
     async atGeneration(key, name, generation) {
       const r = await pg.query<{ object: StoredObject }>(

@@ -75,6 +75,36 @@ describe("users, organizations and teams: the calls real clients make", () => {
     expect((await t.api.put("/api/org", { auth: viewer.auth, body: { name: "nope" } })).status).toBe(403);
   });
 
+  it("DELETE /api/orgs/:id removes the organization and everything in it; not the caller's current one", async () => {
+    const created = await t.api.post("/api/orgs", { auth: ADMIN, body: { name: "Doomed Org" } });
+    const orgId = created.body.orgId;
+    const inOrg = { auth: ADMIN, headers: { "X-Svc-Org-Id": String(orgId) } };
+    expect((await t.api.post("/api/folders", { ...inOrg, body: { uid: "doomed-f", title: "F" } })).status).toBe(200);
+    expect((await t.api.post("/api/dashboards/db", { ...inOrg, body: { dashboard: { uid: "doomed-d", title: "D" }, folderUid: "doomed-f" } })).status).toBe(200);
+    expect((await t.api.post("/api/annotations", { ...inOrg, body: { text: "a" } })).status).toBe(200);
+    const sa = await t.api.post("/api/serviceaccounts", { ...inOrg, body: { name: "doomed-sa", role: "Viewer" } });
+    expect(sa.status).toBe(201);
+    const token = await t.api.post(`/api/serviceaccounts/${sa.body.id}/tokens`, { ...inOrg, body: { name: "t" } });
+    const bearer = `Bearer ${token.body.key}`;
+    expect((await t.api.get("/api/search", { auth: bearer })).status).toBe(200);
+
+    expect((await t.api.delete(`/api/orgs/${orgId}`, { auth: viewer.auth })).status).toBe(403);
+    const self = await t.api.delete(`/api/orgs/${orgId}`, inOrg);
+    expect(self.status).toBe(400);
+    expect(self.body.message).toBe("Can not delete org for current user");
+    const gone = await t.api.delete(`/api/orgs/${orgId}`, { auth: ADMIN });
+    expect(gone.status).toBe(200);
+    expect(gone.body).toEqual({ message: "Organization deleted" });
+    expect((await t.api.get(`/api/orgs/${orgId}`, { auth: ADMIN })).status).toBe(404);
+    const again = await t.api.delete(`/api/orgs/${orgId}`, { auth: ADMIN });
+    expect(again.status).toBe(404);
+    expect(again.body.message).toBe("Failed to delete organization. ID not found");
+    // its service account's token no longer works; org 1's content is untouched
+    expect((await t.api.get("/api/search", { auth: bearer })).status).toBe(401);
+    expect((await t.api.get("/api/folders/doomed-f", { auth: ADMIN })).status).toBe(404);
+    expect((await t.api.get("/api/org", { auth: ADMIN })).body.id).toBe(1);
+  });
+
   it("the current organization's members: POST, PATCH and DELETE /api/org/users", async () => {
     const u = await t.api.user("org-member", "Viewer");
     const created = await t.api.post("/api/orgs", { auth: ADMIN, body: { name: "Members Org" } });

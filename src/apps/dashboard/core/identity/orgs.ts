@@ -58,6 +58,34 @@ export async function orgByName(deps: IdentityDeps, name: string) {
   throw notFound("Organization not found");
 }
 
+/**
+ * DELETE /api/orgs/:orgId: the organization and everything in it, in one
+ * transaction: every table with an org_id column (found in the catalog, so a
+ * table added later is never forgotten), the /apis objects of its namespace,
+ * its service accounts. Not the caller's current organization (the real
+ * product's rule).
+ */
+export async function deleteOrg(deps: IdentityDeps, orgId: number, callerOrgId: number, namespace: string): Promise<void> {
+  if (orgId === callerOrgId) throw badRequest("Can not delete org for current user");
+  await deps.pg.transaction(async (tx) => {
+    const found = await tx.query("select 1 from orgs where id = $1 for update", [orgId]);
+    if (!found.rows.length) throw notFound("Failed to delete organization. ID not found");
+    await tx.query(
+      `delete from users where is_service_account and id in (select user_id from org_members where org_id = $1)`,
+      [orgId],
+    );
+    const tables = await tx.query<{ table_name: string }>(
+      `select table_name from information_schema.columns
+        where column_name = 'org_id' and table_schema = current_schema() and table_name <> 'orgs' order by table_name`,
+    );
+    for (const { table_name } of tables.rows) await tx.query(`delete from "${table_name.replace(/"/g, '""')}" where org_id = $1`, [orgId]);
+    await tx.query("delete from resource_history where namespace = $1", [namespace]);
+    await tx.query("delete from resources where namespace = $1", [namespace]);
+    await tx.query("delete from orgs where id = $1", [orgId]);
+  });
+  changed(deps);
+}
+
 /** PUT /api/orgs/:orgId and PUT /api/org: a new name (unique, as at creation) */
 export async function renameOrg(deps: IdentityDeps, orgId: number, name: string): Promise<void> {
   const trimmed = name.trim();

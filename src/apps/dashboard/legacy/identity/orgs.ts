@@ -11,7 +11,7 @@ import { identityOf, type Router } from "../../access/guard.ts";
 import { ORG_ROLES } from "../../core/identity/basic-roles.ts";
 import type { IdentityDeps } from "../../core/identity/identity-deps.ts";
 import {
-  addOrgMember, createOrg, listOrgMembers, orgByName, orgDetails, parseId, removeOrgMember, renameOrg, searchOrgMembers, searchOrgs, updateOrgMember,
+  deleteOrg, addOrgMember, createOrg, listOrgMembers, orgByName, orgDetails, parseId, removeOrgMember, renameOrg, searchOrgMembers, searchOrgs, updateOrgMember,
   type MemberCaller,
 } from "../../core/identity/orgs.ts";
 import { createUser } from "../../core/identity/users.ts";
@@ -38,7 +38,14 @@ function memberCaller(c: Context): MemberCaller {
 /** the real product's member list parameters: part of a login, email or name, and at most `limit` members (0: all) */
 const listQuery = (c: Context) => ({ query: c.req.query("query") ?? "", limit: positiveInt(c.req.query("limit"), 0) });
 
-export function registerOrgs(r: Router, deps: IdentityDeps): void {
+export interface OrgRouteOptions {
+  /** the namespace of an organization's /apis objects */
+  namespaceOf(orgId: number): string;
+  /** after an organization is deleted: caches of what it held are dropped */
+  onDeleted(orgId: number): void;
+}
+
+export function registerOrgs(r: Router, deps: IdentityDeps, options: OrgRouteOptions): void {
   r.post("/api/admin/users", { action: "users:create" }, async (c) => {
     const body = await parseBody(c, NewUser);
     const user = await createUser(deps, { ...body, orgId: body.OrgId ?? body.orgId });
@@ -81,6 +88,14 @@ export function registerOrgs(r: Router, deps: IdentityDeps): void {
   r.put("/api/orgs/:orgId", { action: "orgs:write", ...inPathOrg }, async (c) => {
     await renameOrg(deps, pathOrg(c), (await parseBody(c, NewOrg)).name);
     return c.json({ message: "Organization updated" });
+  });
+
+  // any organization but the caller's current one: server admins (orgs:delete on orgs:*)
+  r.delete("/api/orgs/:orgId", { action: "orgs:delete", scope: () => "orgs:*" }, async (c) => {
+    const orgId = pathOrg(c);
+    await deleteOrg(deps, orgId, identityOf(c).orgId, options.namespaceOf(orgId));
+    options.onDeleted(orgId);
+    return c.json({ message: "Organization deleted" });
   });
 
   r.get("/api/orgs/:orgId/users", { action: "org.users:read", ...inPathOrg }, async (c) => c.json(await listOrgMembers(deps, pathOrg(c), listQuery(c))));
