@@ -69,7 +69,7 @@ describe("architecture rules", () => {
     identity: [],
     secrets: [],
     admin: [],
-    content: ["identity"],
+    content: ["identity", "secrets"],
     datasources: ["identity", "secrets"],
     queries: ["datasources", "identity", "secrets"],
   };

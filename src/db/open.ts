@@ -30,6 +30,8 @@ export interface OpenOptions {
   dataDir: string | undefined;
   logger: Logger;
   migrations?: readonly Migration[];
+  /** start a new data dir from the build-time seed (default); false runs initdb (tests that need an older schema) */
+  seed?: boolean;
 }
 
 /**
@@ -64,7 +66,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       rmSync(pgDir, { recursive: true, force: true });
     }
     const started = performance.now();
-    const pg = await createPGlite(pgDir, fresh, logger);
+    const pg = await createPGlite(pgDir, fresh, logger, options.seed ?? true);
     logger.debug("database opened", { ms: Math.round(performance.now() - started), fresh });
     await migrate(pg, options.migrations ?? allMigrations, logger, dataDir ?? "the in-memory database");
     const installationUid = await ensureInstallation(pg);
@@ -100,8 +102,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
 }
 
-async function createPGlite(pgDir: string | undefined, fresh: boolean, logger: Logger): Promise<PGlite> {
-  const seed = fresh ? await seedDataDir() : undefined;
+async function createPGlite(pgDir: string | undefined, fresh: boolean, logger: Logger, useSeed: boolean): Promise<PGlite> {
+  const seed = fresh && useSeed ? await seedDataDir() : undefined;
   const options = async (initdb: boolean) => ({
     ...((await pgliteAssets({ initdb })) ?? {}),
     ...(pgDir ? { dataDir: pgDir } : {}),

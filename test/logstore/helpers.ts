@@ -42,9 +42,9 @@ export function logClient(base: string) {
       const res = await fetch(`${base}/svc/api/v1/push`, { method: "POST", headers: headersFor(tenant, headers), body: body as BodyInit });
       return { status: res.status, text: await res.text(), headers: res.headers };
     },
-    async get(path: string, tenant: string | undefined, params: Record<string, string> = {}) {
+    async get(path: string, tenant: string | undefined, params: Record<string, string> = {}, headers: Record<string, string> = {}) {
       const qs = new URLSearchParams(params).toString();
-      const res = await fetch(`${base}${path}${qs ? `?${qs}` : ""}`, { headers: headersFor(tenant) });
+      const res = await fetch(`${base}${path}${qs ? `?${qs}` : ""}`, { headers: headersFor(tenant, headers) });
       const text = await res.text();
       let body: any = text; // eslint-disable-line @typescript-eslint/no-explicit-any
       try { body = JSON.parse(text); } catch { /* plain text */ }

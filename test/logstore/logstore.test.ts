@@ -107,7 +107,11 @@ describe("log store: ingest", () => {
       const q = await logs().get(QR, tenant, { query: '{app="fmt"}', direction: "forward" });
       read.push(q.body.data.result);
     }
-    expect(read[0]).toEqual([{ stream: { app: "fmt", env: "test" }, values: values.map(([ts, line]) => [ts, line]) }]);
+    // an entry's structured metadata is part of its result stream's labels (Loki's plain answer)
+    expect(read[0]).toEqual([
+      { stream: { app: "fmt", env: "test" }, values: values.slice(0, 2).map(([ts, line]) => [ts, line]) },
+      { stream: { app: "fmt", env: "test", trace_id: "abc" }, values: [[values[2]![0], "third"]] },
+    ]);
     expect(read[1]).toEqual(read[0]);
     expect(read[2]).toEqual(read[0]);
   });

@@ -39,8 +39,10 @@ function slices(streams: StreamIn[], per: number): StreamIn[][] {
 describe("log store: large pushes decoded on a worker store and refuse exactly as small ones", () => {
   const t = useServer({ "logs.limits.max_line_size": MAX_LINE, "logs.limits.ingestion_rate_mb": 1000, "logs.limits.ingestion_burst_size_mb": 1000 });
   const logs = () => logClient(t.server.urls.logs!);
+  // categorized: a stream's entries stay one result stream whatever their structured metadata, which each value carries
   const read = async (tenant: string) => {
-    const r = await logs().get("/svc/api/v1/query_range", tenant, { query: '{job="large"}', limit: "5000", direction: "forward", start: String(Math.floor(Date.now() / 1000) - 3600), end: String(Math.ceil(Date.now() / 1000) + 60) });
+    const range = { query: '{job="large"}', limit: "5000", direction: "forward", start: String(Math.floor(Date.now() / 1000) - 3600), end: String(Math.ceil(Date.now() / 1000) + 60) };
+    const r = await logs().get("/svc/api/v1/query_range", tenant, range, { "X-Loki-Response-Encoding-Flags": "categorize-labels" });
     expect(r.status, r.text).toBe(200);
     return r.body.data.result as Array<{ stream: Record<string, string>; values: unknown[][] }>;
   };

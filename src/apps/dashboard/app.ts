@@ -20,6 +20,10 @@ import { registerStars } from "./apis/stars.ts";
 import { createResourceStore } from "./apis/store.ts";
 import { adminHasDefaultPassword, bootstrapIdentity, defaultPasswordCheck } from "./core/identity/bootstrap.ts";
 import { createAlertRuleStore } from "./core/content/alert-rules.ts";
+import { createContactPointStore } from "./core/content/contact-points.ts";
+import { createMuteTimingStore } from "./core/content/mute-timings.ts";
+import { createPolicyStore } from "./core/content/notification-policies.ts";
+import { createTemplateStore } from "./core/content/notification-templates.ts";
 import { createIdentity } from "./core/identity/identity.ts";
 import { createStarStore } from "./core/content/stars.ts";
 import type { IdentityDeps } from "./core/identity/identity-deps.ts";
@@ -36,9 +40,16 @@ import { registerLibraryElements } from "./legacy/content/library-elements.ts";
 import { registerPreferences } from "./legacy/content/preferences.ts";
 import { registerTeamGroups } from "./legacy/identity/team-groups.ts";
 import { registerAlertRules } from "./legacy/content/alert-rules.ts";
+import { registerAlertRuleGroups } from "./legacy/content/alerting-rule-groups.ts";
+import { registerContactPoints } from "./legacy/content/alerting-contact-points.ts";
+import { registerMuteTimings } from "./legacy/content/alerting-mute-timings.ts";
+import { registerNotificationPolicies } from "./legacy/content/alerting-policies.ts";
+import { registerNotificationTemplates } from "./legacy/content/alerting-templates.ts";
 import { registerLegacyFolders } from "./legacy/content/folders.ts";
 import { registerLegacyDashboards } from "./legacy/content/dashboards.ts";
 import { registerDashboardVersions } from "./legacy/content/dashboard-versions.ts";
+import { registerResourcePermissions } from "./legacy/content/resource-permissions.ts";
+import { registerLegacyPlaylists } from "./legacy/content/playlists.ts";
 import { registerHealth } from "./legacy/admin/health.ts";
 import { registerLogin } from "./legacy/identity/login.ts";
 import { registerOrgs } from "./legacy/identity/orgs.ts";
@@ -172,8 +183,9 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     libraryElements,
     dependents,
     stars,
+    permissions: identity.resourcePermissions,
   });
-  const dashboards = dashboardKind({ dependents });
+  const dashboards = dashboardKind({ dependents, permissions: identity.resourcePermissions });
   const dashboardAccess = createDashboardAccess({ store, namespaces, dashboards, now });
   registerAnnotations(r, { annotations, dashboards: dashboardAccess, model: identity.model, now });
   registerLibraryElements(r, { elements: libraryElements, dashboards: dashboardAccess, store, model: identity.model, now });
@@ -196,10 +208,18 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerLegacyFolders(r, { ...content, nested: config.dashboard.nested_folders, counting: { alertRules, libraryElements } });
   registerLegacyDashboards(r, { ...content, preferences });
   registerDashboardVersions(r, content);
-  registerAlertRules(r, { rules: alertRules, store, folders, namespaces, now });
+  registerResourcePermissions(r, { ...content, pg: db.pg, permissions: identity.resourcePermissions });
+  const playlists = playlistKind();
+  registerLegacyPlaylists(r, { ...content, playlists });
+  registerAlertRules(r, { rules: alertRules, store, folders, namespaces });
+  registerAlertRuleGroups(r, { rules: alertRules, store, folders, namespaces });
+  registerContactPoints(r, { contactPoints: createContactPointStore(db.pg, secrets) });
+  registerNotificationPolicies(r, { policies: createPolicyStore(db.pg) });
+  registerMuteTimings(r, { muteTimings: createMuteTimingStore(db.pg) });
+  registerNotificationTemplates(r, { templates: createTemplateStore(db.pg) });
   // before the generic /apis routes, which would otherwise take these paths
   registerStars(r, { stars, store, namespaces, dashboards: dashboardAccess, collectionsOn: !toggles.includes("-collections.svc.app/v1alpha1") });
-  const kinds = [folders, dashboards, playlistKind(), secureValueKind(secrets, db.pg)];
+  const kinds = [folders, dashboards, playlists, secureValueKind(secrets, db.pg)];
   registerOpenApi(r, kinds, toggles);
   registerApis(r, { kinds, store, namespaces, featureToggles: toggles, now });
   registerFrontendSettings(r, {

@@ -47,6 +47,21 @@ describe("GET /openapi/v3 and /swagger", () => {
     expect(doc.paths["/apis/dashboard.svc.app/v1/namespaces/{namespace}/dashboards"].post.operationId).toBe("createDashboardV1");
   });
 
+  it("legacy routes carry their body schema (from the validator the handler uses) and their statuses with error bodies", async () => {
+    const doc = (await t.api.get("/openapi/v3", { auth: ADMIN })).body;
+    const create = doc.paths["/api/folders"].post;
+    const body = create.requestBody.content["application/json"].schema;
+    expect(body.required).toContain("title");
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["uid", "title", "parentUid"]));
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "409"]));
+    expect(create.responses["409"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/LegacyError" });
+    const save = doc.paths["/api/dashboards/db"].post;
+    expect(save.requestBody.content["application/json"].schema.required).toEqual(["dashboard"]);
+    expect(save.responses["412"].description).toContain("version-mismatch");
+    expect(Object.keys(doc.paths["/api/folders/{uid}"].get.responses)).toEqual(expect.arrayContaining(["200", "401", "403", "404"]));
+    expect(Object.keys(doc.paths["/api/health"].get.responses)).toEqual(["200"]);
+  });
+
   it("GET /openapi/v3 without credentials -> 401; /swagger is a page", async () => {
     expect((await t.api.get("/openapi/v3")).status).toBe(401);
     const page = await fetch(`${t.server.urls.dashboard}/swagger`);

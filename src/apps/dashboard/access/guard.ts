@@ -26,22 +26,31 @@ export type Access =
       denied?: string;
     };
 
+/** what the OpenAPI document says of a route beyond its path and access */
+export interface RouteDoc {
+  /** the validator of the JSON body (the one the handler parses with) */
+  body?: { toJsonSchema(): unknown };
+  /** statuses the route answers beyond those its access and path imply, with what each means */
+  responses?: Record<number, string>;
+}
+
 export interface RouteEntry {
   method: string;
   path: string;
   access: Access;
+  doc?: RouteDoc;
 }
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
-export type Router = Record<Method, (path: string, access: Access, handler: Handler) => void> & {
+export type Router = Record<Method, (path: string, access: Access, handler: Handler, doc?: RouteDoc) => void> & {
   readonly entries: readonly RouteEntry[];
 };
 
 export function createRouter(app: Hono, auth: Authenticator): Router {
   const entries: RouteEntry[] = [];
-  const add = (method: Method) => (path: string, access: Access, handler: Handler) => {
-    entries.push({ method: method.toUpperCase(), path, access });
+  const add = (method: Method) => (path: string, access: Access, handler: Handler, doc?: RouteDoc) => {
+    entries.push({ method: method.toUpperCase(), path, access, ...(doc ? { doc } : {}) });
     app.on(method.toUpperCase(), path, async (c, next) => {
       if (!("public" in access)) await authorize(c, access, auth);
       return next();

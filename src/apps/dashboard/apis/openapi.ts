@@ -30,14 +30,70 @@ function accessText(e: RouteEntry): string {
   return a.orgOf ? "signed in; the kind's own permission in the namespace's organization" : "signed in";
 }
 
-function schemaOf(d: KindDescriptor): unknown {
+/** an arktype validator as an OpenAPI 3.0 schema */
+function jsonSchemaOf(validator: { toJsonSchema(): unknown }): unknown {
   try {
-    // OpenAPI 3.0 schema objects take no $schema
-    const { $schema: _drop, ...schema } = d.specSchema.toJsonSchema() as Record<string, unknown>;
-    return schema;
+    return toOpenApi30(validator.toJsonSchema());
   } catch {
     return { type: "object" };
   }
+}
+
+/**
+ * JSON Schema (2020-12, what arktype writes) in OpenAPI 3.0's dialect: no
+ * $schema, numeric exclusive bounds as a bound plus a flag, const as a
+ * one-value enum.
+ */
+function toOpenApi30(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toOpenApi30);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+    if (k === "$schema") continue;
+    if ((k === "exclusiveMinimum" || k === "exclusiveMaximum") && typeof v === "number") {
+      out[k === "exclusiveMinimum" ? "minimum" : "maximum"] = v;
+      out[k] = true;
+    } else if (k === "const") out.enum = [v];
+    else out[k] = toOpenApi30(v);
+  }
+  return out;
+}
+
+const schemaOf = (d: KindDescriptor) => jsonSchemaOf(d.specSchema);
+
+const ERROR_REF = { $ref: "#/components/schemas/LegacyError" };
+/** the legacy family's error bodies (render-error.ts): plain, structured, or with a status word */
+const LEGACY_ERROR = {
+  type: "object",
+  required: ["message"],
+  properties: {
+    message: { type: "string" },
+    messageId: { type: "string" },
+    statusCode: { type: "integer" },
+    traceID: { type: "string" },
+    status: { type: "string", description: "a status word some routes add (not-found, version-mismatch, name-exists)" },
+  },
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "bad input, named in the message",
+  401: "not signed in, or bad credentials",
+  403: "the caller lacks the permission",
+  404: "not found",
+};
+
+/** a legacy route's statuses: 200, those its access and path imply, and those its doc adds */
+function legacyResponses(e: RouteEntry, hasParams: boolean): Record<string, unknown> {
+  const error = (text: string) => ({ description: text, content: { "application/json": { schema: ERROR_REF } } });
+  const out: Record<string, unknown> = { "200": { description: "JSON", content: { "application/json": { schema: { type: "object" } } } } };
+  const statuses = new Set<number>();
+  if (e.doc?.body || e.method !== "GET") statuses.add(400);
+  if (!("public" in e.access)) statuses.add(401);
+  if ("action" in e.access || ("signedIn" in e.access && (e.access.orgOf || e.access.usersOnly))) statuses.add(403);
+  if (hasParams) statuses.add(404);
+  for (const s of statuses) out[String(s)] = error(STATUS_TEXT[s]!);
+  for (const [s, text] of Object.entries(e.doc?.responses ?? {})) out[s] = Number(s) < 400 ? { description: text } : error(text);
+  return out;
 }
 
 export function openApiDocument(entries: readonly RouteEntry[], kinds: KindDescriptor[], toggles: readonly string[]) {
@@ -50,10 +106,14 @@ export function openApiDocument(entries: readonly RouteEntry[], kinds: KindDescr
     if (e.path.startsWith("/apis/:group")) continue; // described per kind below
     const params = [...e.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
     add(toOpenApiPath(e.path), e.method, {
-      operationId: legacyOperationId(e.method, e.path), summary: accessText(e), ...(params.length ? { parameters: params } : {}), responses: { default: { description: "JSON" } },
+      operationId: legacyOperationId(e.method, e.path),
+      summary: accessText(e),
+      ...(params.length ? { parameters: params } : {}),
+      ...(e.doc?.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchemaOf(e.doc.body) } } } } : {}),
+      responses: legacyResponses(e, params.length > 0),
     });
   }
-  const schemas: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = { LegacyError: LEGACY_ERROR };
   for (const d of kinds) {
     for (const v of servedVersions(d, toggles)) {
       const name = `${d.kind}_${v}`;

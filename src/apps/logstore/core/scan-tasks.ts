@@ -14,6 +14,7 @@ import { literalBranches, requiredLiteral } from "../../../lib/re2-fast.ts";
 import { encodeChunk2, type ChunkInput } from "./chunk-format.ts";
 import { decodeColumns, readSource, sourceMayContain, type ChunkColumns, type ChunkSource } from "./columns.ts";
 import { parseLogQL, type LabelFilter, type LogQuery, type Matcher, type MetricQuery, type RangeAggregation, type Stage, type VectorAggregation } from "./logql/parse.ts";
+import { metadataGives, withMetadata, type LabelKinds } from "./logql/metadata.ts";
 import { runPipeline } from "./logql/pipeline.ts";
 import { memoryPacer } from "../../../platform/memory.ts";
 
@@ -31,7 +32,8 @@ interface Plan {
    * sets of which every kept line contains at least one member: the
    * alternatives' literals of a |~ regex, and `value` or a backslash for an
    * equality label filter after json/logfmt (skipped when the stream has the
-   * label: the parsers do not replace it, so the line does not decide)
+   * label: the parsers do not replace it, so the line does not decide; and for
+   * an entry whose structured metadata gives the label: nor does it)
    */
   anyOf: Array<{ needles: Buffer[]; unlessLabel?: string }>;
   /** regex filters still to run on the candidate lines, in pipeline order */
@@ -106,7 +108,7 @@ function labelNeedles(name: string, value: string, json: boolean): Buffer[] | un
   return [Buffer.from(value, "utf8"), BACKSLASH];
 }
 
-type LinePrefilter = (line: string, streamLabels: Record<string, string>) => boolean;
+type LinePrefilter = (line: string, streamLabels: Record<string, string>, metadata?: Record<string, string>) => boolean;
 const linePrefilters = new WeakMap<readonly Stage[], LinePrefilter | null>();
 
 /**
@@ -124,11 +126,11 @@ export function linePrefilter(stages: readonly Stage[]): LinePrefilter | undefin
     const mustNot = plan.mustNot.map(text);
     const anyOf = plan.anyOf.map((a) => ({ needles: a.needles.map(text), unlessLabel: a.unlessLabel }));
     f = must.length || mustNot.length || anyOf.length
-      ? (line, labels) => {
+      ? (line, labels, metadata) => {
           for (const m of must) if (!line.includes(m)) return false;
           for (const m of mustNot) if (line.includes(m)) return false;
           for (const a of anyOf) {
-            if (a.unlessLabel !== undefined && a.unlessLabel in labels) continue;
+            if (a.unlessLabel !== undefined && (a.unlessLabel in labels || (metadata && metadataGives(metadata, labels, a.unlessLabel)))) continue;
             if (!a.needles.some((n) => line.includes(n))) return false;
           }
           return true;
@@ -219,6 +221,8 @@ function byteFilter(c: ChunkColumns, plan: Plan, lo: number, hi: number, labels:
       const more = linesContaining(c, block, set.needles[k]!, lo, hi);
       for (let i = lo; i < hi; i++) hits[i]! |= more[i]!;
     }
+    // an entry whose metadata gives the label passes whatever its line holds
+    if (set.unlessLabel !== undefined && c.metadata) markMetadataLabel(c.metadata, labels, set.unlessLabel, lo, hi, hits);
     if (!keep) keep = hits;
     else for (let i = lo; i < hi; i++) keep[i]! &= hits[i]!;
   }
@@ -231,6 +235,14 @@ function byteFilter(c: ChunkColumns, plan: Plan, lo: number, hi: number, labels:
     for (let i = lo; i < hi; i++) if (hits[i]) keep[i] = 0;
   }
   return keep;
+}
+
+/** marks (1) the entries of [lo, hi) whose structured metadata gives them the label `name` */
+function markMetadataLabel(metadata: ReadonlyArray<Record<string, string> | undefined>, labels: Record<string, string>, name: string, lo: number, hi: number, hits: Uint8Array): void {
+  for (let i = lo; i < hi; i++) {
+    const m = metadata[i];
+    if (m && metadataGives(m, labels, name)) hits[i] = 1;
+  }
 }
 
 /**
@@ -323,6 +335,8 @@ export interface LogScanInput {
   limit: number;
   backward: boolean;
   maxTemplateOutput?: number | undefined;
+  /** record the labels' categories (the categorize-labels encoding): `labelKinds` */
+  categorize?: boolean | undefined;
 }
 
 export interface LogScanResult {
@@ -331,6 +345,8 @@ export interface LogScanResult {
   lines: string[];
   /** output label sets changed by a stage; `labelIndex[i]` points into it, -1 for the stream's labels */
   labelSets: Array<Record<string, string>>;
+  /** with `categorize`: the categories of each of `labelSets` (metadata.ts) */
+  labelKinds?: Array<LabelKinds | undefined> | undefined;
   labelIndex: Int32Array | undefined;
   /** in a batch (logScans): the chunk failed its checks (ChunkCorruptError's message) */
   corrupt?: string | undefined;
@@ -351,25 +367,36 @@ export function logScan(input: LogScanInput, ctx: TaskContext): LogScanResult {
   const ts: bigint[] = [];
   const lines: string[] = [];
   const labelSets: Array<Record<string, string>> = [];
+  const labelKinds: Array<LabelKinds | undefined> | undefined = input.categorize ? [] : undefined;
   const setIndex = new Map<string, number>();
   let labelIndex: number[] | undefined;
+  const track = input.categorize === true;
   eachSurvivor(c, plan, input.labels, lo, hi, input.backward, ctx, (i, line) => {
     let outLine = line;
     let at = -1;
+    const metadata = c.metadata?.[i];
+    let labels = input.labels;
+    let kinds: LabelKinds | undefined;
     if (!plan.filtersOnly) {
-      const p = runPipeline(plan.stages, line, input.labels, input.maxTemplateOutput);
+      const p = runPipeline(plan.stages, line, input.labels, input.maxTemplateOutput, metadata, track);
       if (!p) return true;
       outLine = p.line;
-      if (p.labels !== input.labels) {
-        const key = JSON.stringify(p.labels);
-        let k = setIndex.get(key);
-        if (k === undefined) {
-          k = labelSets.length;
-          labelSets.push(p.labels);
-          setIndex.set(key, k);
-        }
-        at = k;
+      labels = p.labels;
+      kinds = p.kinds;
+    } else if (metadata) {
+      kinds = track ? {} : undefined;
+      labels = withMetadata(input.labels, metadata, kinds);
+    }
+    if (labels !== input.labels) {
+      const key = kinds ? `${JSON.stringify(labels)}${JSON.stringify(kinds)}` : JSON.stringify(labels);
+      let k = setIndex.get(key);
+      if (k === undefined) {
+        k = labelSets.length;
+        labelSets.push(labels);
+        labelKinds?.push(kinds);
+        setIndex.set(key, k);
       }
+      at = k;
     }
     if (at >= 0 && !labelIndex) labelIndex = new Array<number>(lines.length).fill(-1);
     labelIndex?.push(at);
@@ -381,6 +408,7 @@ export function logScan(input: LogScanInput, ctx: TaskContext): LogScanResult {
     ts: BigInt64Array.from(ts),
     lines,
     labelSets,
+    ...(labelKinds ? { labelKinds } : {}),
     labelIndex: labelIndex ? Int32Array.from(labelIndex) : undefined,
     scannedLines: hi - lo,
     scannedBytes: c.offsets[hi]! - c.offsets[lo]!,
@@ -526,7 +554,12 @@ export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScan
     return g;
   };
   let tooManySeries = false;
-  if (plan.noStages) {
+  // Without label stages, an entry's structured metadata changes its group only when the grouping
+  // keeps a label the metadata gives: never for sum(...) or a `by` of stream labels, which keep the
+  // fast path; per entry otherwise (its labels are the stream's and its metadata's)
+  const groupBy = input.grouping && !input.grouping.without ? input.grouping.labels : undefined;
+  const metadataGroups = (m: Record<string, string>) => !groupBy || groupBy.some((name) => metadataGives(m, input.labels, name));
+  if (plan.noStages && (!c.metadata || groupBy?.length === 0)) {
     const g = groupOf("", input.grouping ? groupLabels(input.labels, input.grouping) : undefined, lo);
     for (let i = lo; i < hi; i++) g.counter.add(ms[i - lo]!, c.offsets[i + 1]! - c.offsets[i]!);
   } else {
@@ -534,8 +567,9 @@ export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScan
     eachSurvivor(c, plan, input.labels, lo, hi, false, ctx, (i, line) => {
       let key = streamKey;
       let labels: Record<string, string> | undefined = input.grouping ? groupLabels(input.labels, input.grouping) : undefined;
-      if (!plan.filtersOnly) {
-        const p = runPipeline(plan.stages, line, input.labels, input.maxTemplateOutput);
+      const metadata = c.metadata?.[i];
+      if (!plan.filtersOnly || (metadata && metadataGroups(metadata))) {
+        const p = plan.filtersOnly ? { labels: withMetadata(input.labels, metadata!, undefined) } : runPipeline(plan.stages, line, input.labels, input.maxTemplateOutput, metadata);
         if (!p) return true;
         if (p.labels !== input.labels) {
           labels = input.grouping ? groupLabels(p.labels, input.grouping) : p.labels;

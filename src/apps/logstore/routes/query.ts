@@ -57,21 +57,33 @@ const MEMO_MAX_LINE = 1024;
 /** a log line's JSON text, remembered: the newest lines are answered by many queries in a row */
 const lineJson = boundedMemo((line) => JSON.stringify(line), 4096);
 
+/** the header by which a client asks for Loki's response encodings (Grafana sends `categorize-labels`) */
+const ENCODING_FLAGS = "X-Loki-Response-Encoding-Flags";
+const CATEGORIZE_LABELS = "categorize-labels";
+
+/** the encoding flags a request sets: the header's comma-separated values as sent, as Loki's httpreq.ParseEncodingFlags reads them */
+function encodingFlagsOf(c: Context): string[] {
+  const raw = c.req.header(ENCODING_FLAGS) ?? "";
+  return raw === "" ? [] : [...new Set(raw.split(","))];
+}
+
 /**
  * The body of a streams answer, the very text JSON.stringify gives, made from
  * the lines' remembered JSON: escaping the same lines again for every query
- * was most of a small log query's cost.
+ * was most of a small log query's cost. With encoding flags, `data` names them
+ * after `resultType` (Loki's marshal.encodeData), and a categorized value has a
+ * third element (its metadata and parsed labels, `{}` when none).
  */
-function streamsBody(result: readonly StreamResult[]): string {
-  let out = '{"status":"success","data":{"resultType":"streams","result":[';
+function streamsBody(result: readonly StreamResult[], flags: readonly string[]): string {
+  let out = `{"status":"success","data":{"resultType":"streams",${flags.length ? `"encodingFlags":${JSON.stringify(flags)},` : ""}"result":[`;
   for (let k = 0; k < result.length; k++) {
     const s = result[k]!;
     out += `${k ? "," : ""}{"stream":${JSON.stringify(s.stream)},"values":[`;
     const values = s.values;
     for (let j = 0; j < values.length; j++) {
-      const [ts, line] = values[j]!;
+      const [ts, line, categories] = values[j]!;
       // a timestamp's text is decimal digits (tsText): nothing in it needs escaping
-      out += `${j ? ",[\"" : "[\""}${ts}",${line.length <= MEMO_MAX_LINE ? lineJson(line) : JSON.stringify(line)}]`;
+      out += `${j ? ",[\"" : "[\""}${ts}",${line.length <= MEMO_MAX_LINE ? lineJson(line) : JSON.stringify(line)}${categories ? `,${JSON.stringify(categories)}` : ""}]`;
     }
     out += "]}";
   }
@@ -226,8 +238,11 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     const query = parseLogQL(text);
     checkLength(tenants, start, end);
     if (query.kind === "log") {
-      const result = await limited(c, tenants, (src) => runLogQuery(src, query, start, end, limit, backward));
-      return c.body(streamsBody(result), 200, { "Content-Type": "application/json" });
+      // Loki's query frontend names the flags on streams answers only (its matrix answers are Prometheus-shaped)
+      const flags = encodingFlagsOf(c);
+      const categorized = flags.includes(CATEGORIZE_LABELS);
+      const result = await limited(c, tenants, (src) => runLogQuery(src, query, start, end, limit, backward, categorized));
+      return c.body(streamsBody(result, flags), 200, { "Content-Type": "application/json" });
     }
     const startMs = Number(start / 1_000_000n);
     const endMs = Number(end / 1_000_000n);

@@ -22,7 +22,7 @@ describe("RBAC API (enterprise)", () => {
     expect(hidden.body.every((r: object) => !("permissions" in r))).toBe(true);
     const viewer = await t.api.get("/api/access-control/roles/basic_viewer?includeHidden=true", { auth: ADMIN });
     expect(viewer.body).toMatchObject({ name: "basic:viewer", uid: "basic_viewer", hidden: true, global: true });
-    expect(viewer.body.permissions).toContainEqual(expect.objectContaining({ action: "dashboards:read", scope: "dashboards:*" }));
+    expect(viewer.body.permissions).toContainEqual(expect.objectContaining({ action: "dashboards:read", scope: "folders:uid:general" }));
     expect((await t.api.get("/api/access-control/roles/nope", { auth: ADMIN })).status).toBe(404);
   });
 

@@ -10,6 +10,10 @@ import { dashboardUrl, folderUrl, slugify } from "../urls.ts";
 import type { StoredObject } from "../store.ts";
 import { checkSpec, checkTitle } from "../spec-check.ts";
 import { NAME_LIMITS } from "../../core/identity/name-limits.ts";
+import type { ResourcePermissions } from "../../core/identity/resource-permissions.ts";
+
+/** what the folder and dashboard kinds do with managed permissions */
+export type ManagedPermissionHooks = Pick<ResourcePermissions, "addDefaults" | "forget">;
 
 const DashboardSpec = type({
   title: "string",
@@ -34,6 +38,8 @@ const folderScopes = (chain: string[]) => chain.map((f) => `folders:uid:${f}`);
 export interface DashboardKindOptions {
   /** library panel connections and annotations that follow each dashboard */
   dependents?: DashboardDependents;
+  /** managed permissions: a new dashboard's defaults, dropped with it */
+  permissions?: ManagedPermissionHooks;
 }
 
 const idOf = (o: StoredObject) => Number(o.metadata.labels[INTERNAL_ID_LABEL] ?? 0);
@@ -68,12 +74,14 @@ export function dashboardKind(options: DashboardKindOptions = {}): KindDescripto
     async beforeWrite(_ctx, next) {
       next.spec = { ...next.spec, version: next.metadata.generation };
     },
-    async afterWrite(ctx, o) {
+    async afterWrite(ctx, o, previous) {
+      if (!previous) await options.permissions?.addDefaults(ctx.orgId, "dashboards", o.metadata.name, ctx.identity.user.id, !o.metadata.annotations[FOLDER_ANNOTATION]);
       const dashboard = { uid: o.metadata.name, id: idOf(o), spec: o.spec };
       await options.dependents?.saved(ctx.orgId, dashboard, ctx.identity.user.id, new Date(ctx.now()));
     },
     async afterDelete(ctx, o) {
       await options.dependents?.deleted(ctx.orgId, [o.metadata.name]);
+      await options.permissions?.forget(ctx.orgId, "dashboards", [o.metadata.name]);
     },
     subresources: {
       dto: (ctx, object, version) => dto(d, ctx, object, version),

@@ -10,6 +10,7 @@ import type { StarStore } from "../../core/content/stars.ts";
 import { checkSpec, checkTitle } from "../spec-check.ts";
 import { NAME_LIMITS } from "../../core/identity/name-limits.ts";
 import type { StoredObject } from "../store.ts";
+import type { ManagedPermissionHooks } from "./dashboards.ts";
 
 const FolderSpec = type({ title: "string", "description?": "string" });
 const RESERVED = ["general", "sharedwithme"];
@@ -24,6 +25,8 @@ export interface FolderOptions {
   libraryElements?: Pick<LibraryElementStore, "checkFoldersDeletable" | "deleteInFolders" | "countIn">;
   dependents?: DashboardDependents;
   stars?: Pick<StarStore, "forget">;
+  /** managed permissions: a new folder's defaults, dropped with it and what it held */
+  permissions?: ManagedPermissionHooks;
 }
 
 const uidScope = (name: string) => `folders:uid:${name}`;
@@ -139,6 +142,9 @@ export function folderKind(options: FolderOptions): KindDescriptor {
         return { kind: "FolderInfoList", apiVersion: `${FOLDERS.group}/${version}`, items };
       },
     },
+    async afterWrite(ctx, o, previous) {
+      if (!previous) await options.permissions?.addDefaults(ctx.orgId, "folders", o.metadata.name, ctx.identity.user.id, !o.metadata.annotations[FOLDER_ANNOTATION]);
+    },
     async beforeDelete(ctx, object, query) {
       // the folder goes with everything inside it: subfolders, their dashboards
       // and alert rules; rules only when asked for (forceDeleteRules defaults to false)
@@ -157,6 +163,8 @@ export function folderKind(options: FolderOptions): KindDescriptor {
       }
       await ctx.store.delete(dashboards, leaving);
       await options.dependents?.deleted(ctx.orgId, leaving);
+      await options.permissions?.forget(ctx.orgId, "dashboards", leaving);
+      await options.permissions?.forget(ctx.orgId, "folders", [...names]);
       await options.libraryElements?.deleteInFolders(ctx.orgId, [...names]);
       await options.stars?.forget(ctx.orgId, FOLDERS.group, "Folder", [...names]);
       await ctx.store.delete(ctx.bucket(FOLDERS.group, FOLDERS.resource), [...names].filter((n) => n !== object.metadata.name));

@@ -6,7 +6,8 @@ import type { PGlite } from "@electric-sql/pglite";
 import { reloadable } from "../../../../lib/reloadable.ts";
 import { BASIC_ROLES, basicRolePermissions, type OrgRole } from "./basic-roles.ts";
 import { DATASOURCE_LEVEL_ACTIONS, type DataSourcePermissionLevel } from "./datasource-permission-levels.ts";
-import { mergePermissionSets, toPermissionSet, type Permission, type PermissionSet } from "./permissions.ts";
+import { mergePermissionSets, toPermissionSet, withManagedGrants, type Permission, type PermissionSet } from "./permissions.ts";
+import type { ResourcePermissions } from "./resource-permissions.ts";
 
 export interface UserRecord {
   id: number;
@@ -83,6 +84,8 @@ export interface AccessModelOptions {
   customRoles: boolean;
   /** data sources are reached through managed permissions (enterprise, cloud) rather than by every Viewer */
   dataSourcePermissions: boolean;
+  /** managed folder and dashboard permissions, consulted per scope */
+  resourcePermissions?: ResourcePermissions;
 }
 
 export function createAccessModel(pg: PGlite, options: AccessModelOptions): AccessModel {
@@ -101,7 +104,10 @@ export function createAccessModel(pg: PGlite, options: AccessModelOptions): Acce
   };
 
   return {
-    snapshot: () => snapshot.get(),
+    snapshot: async () => {
+      await options.resourcePermissions?.ready;
+      return snapshot.get();
+    },
     invalidate: () => snapshot.invalidate(),
     permissionsOf(snap, user, orgId, orgRole) {
       const key = `${user.id}:${orgId}:${orgRole}`;
@@ -131,6 +137,16 @@ export function createAccessModel(pg: PGlite, options: AccessModelOptions): Acce
         }
       }
       const merged = mergePermissionSets(sets);
+      const managed = options.resourcePermissions;
+      if (managed && orgId > 0) {
+        const who = {
+          orgId,
+          userId: user.id,
+          orgRole,
+          teamIds: (snap.teamsOfUser.get(user.id) ?? []).filter((t) => t.orgId === orgId).map((t) => t.teamId),
+        };
+        withManagedGrants(merged, { covers: (action, scope) => managed.grants(who, action, scope), any: (action) => managed.grantsAny(who, action) });
+      }
       permissionCache.set(key, merged);
       return merged;
     },

@@ -21,34 +21,44 @@ const p = (action: string, scope = ""): Permission => ({ action, scope });
 /** annotation actions reach organization annotations by type and dashboard ones by dashboard or folder (spec scopes) */
 const annotations = (action: string) => ["annotations:type:*", "dashboards:*", "folders:*"].map((scope) => p(action, scope));
 
+/**
+ * Viewers and Editors reach folders and dashboards through their managed
+ * permissions (resource-permissions.ts: Viewer View and Editor Edit on what
+ * sits at the root, by default); the role itself grants only the root
+ * ("general") scope, so route guards without a scope let them list what
+ * they may see, and Editors create at the root.
+ */
 const viewer: Permission[] = [
-  p("dashboards:read", "dashboards:*"), p("dashboards:read", "folders:*"),
-  p("folders:read", "folders:*"),
+  p("dashboards:read", "folders:uid:general"), p("folders:read", "folders:uid:general"),
   ...annotations("annotations:read"),
   p("datasources:query", "datasources:*"),
   p("library.panels:read", "folders:*"),
   p("playlists:read", "playlists:*"),
-  p("alert.rules:read", "folders:*"),
+  p("alert.rules:read", "folders:*"), p("alert.notifications:read"),
   p("orgs:read"),
 ];
 
 const editor: Permission[] = [
   ...viewer,
-  p("dashboards:create", "folders:*"),
-  p("dashboards:write", "dashboards:*"), p("dashboards:write", "folders:*"),
-  p("dashboards:delete", "dashboards:*"), p("dashboards:delete", "folders:*"),
-  p("folders:create", "folders:*"), p("folders:write", "folders:*"), p("folders:delete", "folders:*"),
+  p("dashboards:create", "folders:uid:general"), p("folders:create", "folders:uid:general"),
   ...annotations("annotations:create"), ...annotations("annotations:write"), ...annotations("annotations:delete"),
   p("datasources:explore"),
   p("library.panels:create", "folders:*"), p("library.panels:write", "folders:*"),
   p("library.panels:delete", "folders:*"),
   p("playlists:create"), p("playlists:write", "playlists:*"), p("playlists:delete", "playlists:*"),
   p("alert.rules:create", "folders:*"), p("alert.rules:write", "folders:*"), p("alert.rules:delete", "folders:*"),
+  p("alert.notifications:write"),
   p("teams:read", "teams:*"),
 ];
 
 const admin: Permission[] = [
   ...editor,
+  // every folder and dashboard of the organization, whatever their managed permissions say
+  p("dashboards:read", "dashboards:*"), p("dashboards:read", "folders:*"), p("folders:read", "folders:*"),
+  p("dashboards:create", "folders:*"),
+  p("dashboards:write", "dashboards:*"), p("dashboards:write", "folders:*"),
+  p("dashboards:delete", "dashboards:*"), p("dashboards:delete", "folders:*"),
+  p("folders:create", "folders:*"), p("folders:write", "folders:*"), p("folders:delete", "folders:*"),
   p("dashboards.permissions:read", "dashboards:*"), p("dashboards.permissions:write", "dashboards:*"),
   p("folders.permissions:read", "folders:*"), p("folders.permissions:write", "folders:*"),
   p("datasources:read", "datasources:*"), p("datasources:create"), p("datasources:write", "datasources:*"),
@@ -73,6 +83,8 @@ const admin: Permission[] = [
   p("reports.settings:read"), p("reports.settings:write"),
   p("secret.securevalues:create", "secret.securevalues:*"), p("secret.securevalues:read", "secret.securevalues:*"),
   p("secret.securevalues:write", "secret.securevalues:*"), p("secret.securevalues:delete", "secret.securevalues:*"),
+  // the alerting provisioning API (the real product's fixed:alerting.provisioning roles, granted to Admin)
+  p("alert.provisioning:read"), p("alert.provisioning:write"), p("alert.provisioning.secrets:read"), p("alert.provisioning.provenance:write"),
 ];
 
 /** granted to server admins in every organization, on top of their org role */

@@ -1,6 +1,7 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type { AccessModel } from "./access-model.ts";
 import type { Authenticator } from "./authenticate.ts";
+import type { ResourcePermissions } from "./resource-permissions.ts";
 
 /** what the identity services need: the database and the read model they keep current */
 export interface IdentityDeps {
@@ -9,6 +10,8 @@ export interface IdentityDeps {
   auth: Authenticator;
   edition: "oss" | "enterprise" | "cloud";
   now: () => number;
+  /** managed folder and dashboard permissions */
+  resourcePermissions: ResourcePermissions;
 }
 
 /** run after every write to identity tables */

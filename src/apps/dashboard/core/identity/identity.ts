@@ -5,6 +5,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { createAccessModel } from "./access-model.ts";
 import { createAuthenticator, type Authenticator } from "./authenticate.ts";
 import type { IdentityDeps } from "./identity-deps.ts";
+import { createResourcePermissions } from "./resource-permissions.ts";
 import { createLoginThrottle } from "./login-throttle.ts";
 import { createSessionStore, type SessionStore } from "./sessions.ts";
 
@@ -25,7 +26,8 @@ export interface IdentityServices {
 }
 
 export function createIdentity(pg: PGlite, o: IdentityOptions): IdentityServices {
-  const model = createAccessModel(pg, { customRoles: o.edition !== "oss", dataSourcePermissions: o.edition !== "oss" });
+  const resourcePermissions = createResourcePermissions(pg);
+  const model = createAccessModel(pg, { customRoles: o.edition !== "oss", dataSourcePermissions: o.edition !== "oss", resourcePermissions });
   const throttle = createLoginThrottle(o.loginMaxAttempts, o.loginLockoutMs, o.now);
   const sessions = createSessionStore(pg, o.sessionLifetimeMs, o.now);
   const auth = createAuthenticator({
@@ -37,5 +39,5 @@ export function createIdentity(pg: PGlite, o: IdentityOptions): IdentityServices
     // the cloud edition accepts service account tokens only
     basicAuthEnabled: o.basicAuthEnabled && o.edition !== "cloud",
   });
-  return { deps: { pg, model, auth, edition: o.edition, now: o.now }, auth, sessions };
+  return { deps: { pg, model, auth, edition: o.edition, now: o.now, resourcePermissions }, auth, sessions };
 }

@@ -45,13 +45,33 @@ export function scopeCovers(granted: string, wanted: string): boolean {
 }
 
 /**
+ * Grants that live outside a permission set: managed folder and dashboard
+ * permissions (resource-permissions.ts), too many to copy into every
+ * caller's set, looked up per scope instead.
+ */
+export interface ManagedGrants {
+  covers(action: string, scope: string): boolean;
+  /** any grant of the action at all (a route guard without a scope) */
+  any(action: string): boolean;
+}
+
+const managed = new WeakMap<PermissionSet, ManagedGrants>();
+
+/** the set, with managed grants consulted after its own */
+export function withManagedGrants(set: PermissionSet, grants: ManagedGrants): PermissionSet {
+  managed.set(set, grants);
+  return set;
+}
+
+/**
  * May the holder of `set` do `action`? Without a scope, any grant of the
  * action is enough (list endpoints then filter); with scopes, any one of them
  * being covered is enough (an object is reachable through itself, its folder...).
  */
 export function hasPermission(set: PermissionSet, action: string, scopes?: readonly string[]): boolean {
   const granted = set.get(action);
-  if (!granted) return false;
-  if (!scopes || scopes.length === 0) return true;
-  return scopes.some((wanted) => granted.some((g) => scopeCovers(g, wanted)));
+  const more = managed.get(set);
+  if (!scopes || scopes.length === 0) return granted !== undefined || (more?.any(action) ?? false);
+  if (granted && scopes.some((wanted) => granted.some((g) => scopeCovers(g, wanted)))) return true;
+  return more !== undefined && scopes.some((wanted) => more.covers(action, wanted));
 }

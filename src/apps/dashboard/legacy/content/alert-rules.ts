@@ -1,66 +1,61 @@
-// /api/v1/provisioning/alert-rules: create, list, get and delete rules that
-// live in folders (the real product's provisioning API, minimal).
-import { type } from "../../../../lib/arktype.ts";
-import type { Context } from "hono";
-import { ApiError } from "../../../../lib/errors.ts";
+// /api/v1/provisioning/alert-rules: the real product's provisioning API for
+// single rules (list, get, create, update, delete, export). Writes need
+// alert.provisioning:write (Admin), as in the real product; a rule's folder
+// must exist. X-Disable-Provenance leaves a rule editable in the UI.
 import { parseBody } from "../../../../lib/http/validate.ts";
 import { identityOf, type Router } from "../../access/guard.ts";
-import { createKindContext } from "../../apis/context.ts";
-import type { KindDescriptor } from "../../apis/kind.ts";
-import { requirePermission } from "../../apis/objects.ts";
-import type { ResourceStore } from "../../apis/store.ts";
-import type { AlertRuleStore } from "../../core/content/alert-rules.ts";
-import type { NamespaceContext } from "../../core/identity/namespaces.ts";
+import { exportRule, shapeRule } from "../../core/content/alert-rule-model.ts";
+import { groupNotFound, type AlertRuleStore } from "../../core/content/alert-rules.ts";
+import { formatPromDuration, invalidRule } from "../../core/content/alerting-common.ts";
+import { exportResponse, folderTitle, provenanceOf, RuleIn, type FolderDeps } from "./alerting-shared.ts";
 
-const RuleIn = type({
-  "uid?": "string",
-  title: "string > 0",
-  ruleGroup: "string > 0",
-  folderUID: "string > 0",
-  condition: "string > 0",
-  data: "unknown[] > 0",
-  "noDataState?": "string",
-  "execErrState?": "string",
-  "for?": "string",
-  "annotations?": "Record<string, string>",
-  "labels?": "Record<string, string>",
-});
-
-export interface AlertRuleDeps {
+export interface AlertRuleDeps extends FolderDeps {
   rules: AlertRuleStore;
-  store: ResourceStore;
-  folders: KindDescriptor;
-  namespaces: NamespaceContext;
-  now: () => number;
 }
 
 export function registerAlertRules(r: Router, deps: AlertRuleDeps): void {
   const base = "/api/v1/provisioning/alert-rules";
-  /** the scopes of the folder a rule lives in */
-  const folderScopes = async (c: Context, folderUid: string) => {
-    const id = identityOf(c);
-    const ctx = createKindContext(id, id.orgId, deps.store, deps.namespaces, deps.now);
-    const folder = await deps.store.get(ctx.bucket(deps.folders.group, deps.folders.resource), folderUid);
-    if (!folder) throw new ApiError(400, `folder "${folderUid}" not found`);
-    return { ctx, scopes: await deps.folders.scopes(ctx, folderUid, folder.metadata.annotations["svc.app/folder"]) };
+  /** the real product's ensureNamespace: a rule's folder must exist */
+  const requireFolder = async (orgId: number, uid: string | undefined) => {
+    if (uid && (await folderTitle(deps, orgId, uid)) === undefined) throw invalidRule("folder does not exist");
   };
 
-  r.post(base, { action: "alert.rules:create" }, async (c) => {
+  r.post(base, { action: "alert.provisioning:write" }, async (c) => {
     const body = await parseBody(c, RuleIn);
-    const { ctx, scopes } = await folderScopes(c, body.folderUID);
-    await requirePermission(deps.folders, ctx, "alert.rules:create", scopes, body.folderUID);
-    return c.json(await deps.rules.create(identityOf(c).orgId, body), 201);
+    const orgId = identityOf(c).orgId;
+    await requireFolder(orgId, body.folderUID);
+    return c.json(await deps.rules.create(orgId, body, provenanceOf(c)), 201);
   });
 
   r.get(base, { action: "alert.rules:read" }, async (c) => c.json(await deps.rules.list(identityOf(c).orgId)));
 
-  r.get(`${base}/:uid`, { action: "alert.rules:read" }, async (c) => c.json(await deps.rules.get(identityOf(c).orgId, c.req.param("uid")!)));
+  // a rule that is not there: 404 without a body, as the real product answers
+  r.get(`${base}/:uid`, { action: "alert.rules:read" }, async (c) => {
+    const row = await deps.rules.row(identityOf(c).orgId, c.req.param("uid")!);
+    return row ? c.json(shapeRule(row)) : c.body(null, 404);
+  });
 
-  r.delete(`${base}/:uid`, { action: "alert.rules:delete" }, async (c) => {
-    const rule = await deps.rules.get(identityOf(c).orgId, c.req.param("uid")!);
-    const { ctx, scopes } = await folderScopes(c, String(rule.folderUID));
-    await requirePermission(deps.folders, ctx, "alert.rules:delete", scopes, String(rule.folderUID));
-    await deps.rules.delete(identityOf(c).orgId, String(rule.uid));
+  r.get(`${base}/:uid/export`, { action: "alert.rules:read" }, async (c) => {
+    const orgId = identityOf(c).orgId;
+    const row = await deps.rules.row(orgId, c.req.param("uid")!);
+    if (!row) throw groupNotFound();
+    const folder = (await folderTitle(deps, orgId, row.folder_uid)) ?? row.folder_uid;
+    return exportResponse(c, {
+      apiVersion: 1,
+      groups: [{ orgId, name: row.rule_group, folder, interval: formatPromDuration(row.interval_seconds * 1000), rules: [exportRule(row)] }],
+    });
+  });
+
+  r.put(`${base}/:uid`, { action: "alert.provisioning:write" }, async (c) => {
+    const body = await parseBody(c, RuleIn);
+    const orgId = identityOf(c).orgId;
+    await requireFolder(orgId, body.folderUID);
+    const updated = await deps.rules.update(orgId, c.req.param("uid")!, body, provenanceOf(c));
+    return updated ? c.json(updated) : c.body(null, 404);
+  });
+
+  r.delete(`${base}/:uid`, { action: "alert.provisioning:write" }, async (c) => {
+    await deps.rules.delete(identityOf(c).orgId, c.req.param("uid")!, provenanceOf(c));
     return c.body(null, 204);
   });
 }

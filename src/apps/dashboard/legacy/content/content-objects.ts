@@ -63,18 +63,25 @@ const logins = new WeakMap<object, Map<string, string>>();
 /**
  * Runs a machinery call and turns its Status errors into the legacy bodies,
  * by status; errors the legacy family shares with /apis (nesting, alert
- * rules, messages with a messageId) pass through as they are.
+ * rules, messages with a messageId) pass through as they are. A field
+ * problem names the field as the legacy body calls it (`fields` renames
+ * spec paths; "spec." is dropped otherwise).
  */
-export async function legacyErrors<T>(run: Promise<T>, byStatus: Partial<Record<number, () => ApiError>>): Promise<T> {
+export async function legacyErrors<T>(
+  run: Promise<T>, byStatus: Partial<Record<number, () => ApiError>>, fields: Record<string, string> = {},
+): Promise<T> {
   try {
     return await run;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    const causes = err.options.details?.causes as Array<{ message: string }> | undefined;
+    const causes = err.options.details?.causes as Array<{ message: string; field?: string }> | undefined;
     const mapped = byStatus[err.status]?.();
     if (mapped) throw mapped;
-    // a field problem of the machinery: its detail alone, as the legacy family words it
-    if (causes?.[0] && err.status === 400) throw new ApiError(400, causes[0].message);
+    const cause = causes?.[0];
+    if (cause && err.status === 400) {
+      const field = fields[cause.field ?? ""] ?? (cause.field ?? "").replace(/^spec\./, "");
+      throw new ApiError(400, !field || cause.message.includes(field) ? cause.message : `${field}: ${cause.message}`);
+    }
     throw err;
   }
 }

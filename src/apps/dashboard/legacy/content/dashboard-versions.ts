@@ -91,6 +91,6 @@ export function registerDashboardVersions(r: Router, deps: ContentDeps): void {
   for (const by of ["uid/:uid", "id/:id"]) {
     r.get(`/api/dashboards/${by}/versions`, { signedIn: true }, list);
     r.get(`/api/dashboards/${by}/versions/:version`, { signedIn: true }, one);
-    r.post(`/api/dashboards/${by}/restore`, { signedIn: true }, restore);
+    r.post(`/api/dashboards/${by}/restore`, { signedIn: true }, restore, { body: RestoreIn, responses: { 412: "name-exists" } });
   }
 }

@@ -26,7 +26,7 @@ export function registerLegacyDashboards(r: Router, deps: LegacyDashboardDeps): 
     const ctx = kindContext(c, deps);
     const body = await parseBody(c, SaveIn);
     return c.json(savedJson(await saveDashboard(ctx, deps, body)));
-  });
+  }, { body: SaveIn, responses: { 412: "version-mismatch or name-exists (status word in the body)" } });
 
   r.get("/api/dashboards/home", { signedIn: true }, async (c) => {
     const ctx = kindContext(c, deps);

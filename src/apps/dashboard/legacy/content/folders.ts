@@ -115,7 +115,7 @@ export function registerLegacyFolders(r: Router, deps: LegacyFolderDeps): void {
     };
     const created = await legacyErrors(createObject(deps.folders, ctx, object), machineryErrors);
     return c.json(await show(ctx, created));
-  });
+  }, { body: FolderIn, responses: { 409: "a folder with this uid exists" } });
 
   r.put("/api/folders/:uid", { action: "folders:write" }, async (c) => {
     const ctx = kindContext(c, deps);
@@ -133,7 +133,7 @@ export function registerLegacyFolders(r: Router, deps: LegacyFolderDeps): void {
     const next = { metadata: { ...current.metadata, resourceVersion: body.overwrite ? undefined : current.metadata.resourceVersion }, spec };
     const updated = await legacyErrors(updateObject(deps.folders, ctx, current.metadata.name, next), machineryErrors);
     return c.json(await show(ctx, updated));
-  });
+  }, { body: FolderUpdateIn, responses: { 412: "version-mismatch: the folder changed since the version sent" } });
 
   r.post("/api/folders/:uid/move", { action: "folders:write" }, async (c) => {
     const ctx = kindContext(c, deps);
@@ -151,7 +151,7 @@ export function registerLegacyFolders(r: Router, deps: LegacyFolderDeps): void {
     const next = { metadata: { ...current.metadata, annotations }, spec: current.spec };
     const moved = await legacyErrors(updateObject(deps.folders, ctx, current.metadata.name, next), machineryErrors);
     return c.json(await show(ctx, moved));
-  });
+  }, { body: MoveIn });
 
   r.delete("/api/folders/:uid", { action: "folders:delete" }, async (c) => {
     const ctx = kindContext(c, deps);
@@ -160,5 +160,5 @@ export function registerLegacyFolders(r: Router, deps: LegacyFolderDeps): void {
     query.set("forceDeleteRules", queryParams(c).one("forceDeleteRules") === "true" ? "true" : "false");
     const gone = await legacyErrors(deleteObject(deps.folders, ctx, current.metadata.name, query), machineryErrors);
     return c.json({ title: titleOf(gone), message: `Folder ${titleOf(gone)} deleted`, id: idOf(gone), uid: gone.metadata.name });
-  });
+  }, { responses: { 400: "the folder holds alert rules and forceDeleteRules is not true" } });
 }

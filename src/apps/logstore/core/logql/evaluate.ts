@@ -16,7 +16,8 @@ import { groupLabels, linePrefilter, logTasks, WindowCounter, type LogScanInput,
 import type { ChunkMeta, LogStore, Stream } from "../store.ts";
 import { movableBuffers, type ChunkSource } from "../columns.ts";
 import { textOf, type LogQuery, type MetricQuery, type RangeAggregation, type VectorAggregation } from "./parse.ts";
-import { matchesAll, runPipeline } from "./pipeline.ts";
+import { categorize, type EntryCategories, type LabelKinds } from "./metadata.ts";
+import { matchesAll, runPipeline, type Processed } from "./pipeline.ts";
 
 export interface Source {
   store: LogStore;
@@ -126,13 +127,15 @@ const streamLabelTexts = new WeakMap<Record<string, string>, string>();
 
 export interface StreamResult {
   stream: Record<string, string>;
-  values: Array<[string, string]>;
+  /** [ts, line]; categorized (the categorize-labels encoding): [ts, line, its metadata and parsed labels] */
+  values: Array<[string, string] | [string, string, EntryCategories]>;
 }
 
-/** an entry a task has already run through the pipeline: its output line, and its output labels when a stage changed them */
+/** an entry a task has already run through the pipeline: its output line, and its output labels (and their categories) when they are not the stream's */
 interface ScannedEntry extends Entry {
   scanned: true;
   labels: Record<string, string> | undefined;
+  kinds: LabelKinds | undefined;
 }
 
 /** the kept entries of a scan, oldest first (the order a run holds them in) */
@@ -142,7 +145,7 @@ function entriesOf(r: LogScanResult, backward: boolean): ScannedEntry[] {
   for (let k = 0; k < n; k++) {
     const i = backward ? n - 1 - k : k;
     const at = r.labelIndex ? r.labelIndex[i]! : -1;
-    out[k] = { ts: r.ts[i]!, line: r.lines[i]!, scanned: true, labels: at >= 0 ? r.labelSets[at] : undefined };
+    out[k] = { ts: r.ts[i]!, line: r.lines[i]!, scanned: true, labels: at >= 0 ? r.labelSets[at] : undefined, kinds: at >= 0 ? r.labelKinds?.[at] : undefined };
   }
   return out;
 }
@@ -212,12 +215,23 @@ function prefetcher(window: number, scanBatch: (items: ReadonlyArray<{ chunk: Ch
  * once the answer is decided. Equal timestamps keep stream order. Results are
  * grouped by output labels in order of first appearance. Stored chunks are
  * scanned by tasks (newest first when backward, a few ahead of the merge).
+ * An entry's labels include its structured metadata; `categorized` (Loki's
+ * categorize-labels encoding): results are grouped by the stream's labels
+ * alone and each value carries its metadata and parsed labels.
  */
-export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bigint, limit: number, backward: boolean): Promise<StreamResult[]> {
+export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bigint, limit: number, backward: boolean, categorized = false): Promise<StreamResult[]> {
   const selected = selectStreams(src, q);
   const byStream = new Map<string, StreamResult>();
   // the output key of a label set: the stream's own labels object is reused while no stage changes it
   const keys = streamLabelTexts;
+  // the texts of label sets scan tasks made (one object for all the entries of a set), for this query
+  const setKeys = new WeakMap<Record<string, string>, string>();
+  const keyOf = (labels: Record<string, string>, own: boolean) => {
+    const memo = own ? keys : setKeys;
+    let key = memo.get(labels);
+    if (key === undefined) memo.set(labels, (key = labelText(labels)));
+    return key;
+  };
   let taken = 0;
   if (limit <= 0) return [];
   const text = textOf(q);
@@ -260,7 +274,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
       return ahead.add(run, async () => {
         const source = await sourceOf();
         if (!source) return undefined;
-        return { source, query: text, labels: s.labels, from, to, limit, backward, maxTemplateOutput: src.maxTemplateOutput };
+        return { source, query: text, labels: s.labels, from, to, limit, backward, maxTemplateOutput: src.maxTemplateOutput, categorize: categorized };
       });
     }),
   }));
@@ -273,17 +287,25 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
       backward,
       (lane, e) => {
         const s = selected[lane]!;
-        const done = (e as ScannedEntry).scanned ? { line: e.line, labels: (e as ScannedEntry).labels ?? s.labels } : undefined;
-        const p = done ?? (pre && !pre(e.line, s.labels) ? undefined : runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput));
+        const scanned = (e as ScannedEntry).scanned ? (e as ScannedEntry) : undefined;
+        const p: Processed | undefined = scanned
+          ? { line: e.line, labels: scanned.labels ?? s.labels, kinds: scanned.kinds }
+          : pre && !pre(e.line, s.labels, e.metadata)
+            ? undefined
+            : runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput, e.metadata, categorized);
         if (!p) return true;
-        let key = keys.get(p.labels);
-        if (key === undefined) {
-          key = labelText(p.labels);
-          if (p.labels === s.labels) keys.set(p.labels, key);
+        if (categorized) {
+          const c = scanned ? categorizedSet(p) : categorize(p.labels, p.kinds);
+          const key = keyOf(c.stream, c.stream === s.labels);
+          let r = byStream.get(key);
+          if (!r) byStream.set(key, (r = { stream: c.stream, values: [] }));
+          r.values.push([tsText(e), p.line, c.extra]);
+        } else {
+          const key = keyOf(p.labels, p.labels === s.labels);
+          let r = byStream.get(key);
+          if (!r) byStream.set(key, (r = { stream: p.labels, values: [] }));
+          r.values.push([tsText(e), p.line]);
         }
-        let r = byStream.get(key);
-        if (!r) byStream.set(key, (r = { stream: p.labels, values: [] }));
-        r.values.push([tsText(e), p.line]);
         return ++taken < limit;
       },
       { signal: ctl.signal, sliceMs: SLICE_MS },
@@ -295,6 +317,14 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
   }
   src.signal?.throwIfAborted();
   return [...byStream.values()];
+}
+
+/** the split of a scanned entry's labels by category, remembered per label set the scan made (shared by its entries) */
+const categorizedSets = new WeakMap<Record<string, string>, ReturnType<typeof categorize>>();
+function categorizedSet(p: Processed): ReturnType<typeof categorize> {
+  let c = categorizedSets.get(p.labels);
+  if (!c) categorizedSets.set(p.labels, (c = categorize(p.labels, p.kinds)));
+  return c;
 }
 
 export interface Series {
@@ -425,8 +455,8 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
         if ((i & 1023) === 1023) await pace();
         const e = entries[i]!;
         if (e.ts < from || e.ts >= to) continue;
-        if (pre && !pre(e.line, s.labels)) continue;
-        const p = runPipeline(r.query.stages, e.line, s.labels, src.maxTemplateOutput);
+        if (pre && !pre(e.line, s.labels, e.metadata)) continue;
+        const p = runPipeline(r.query.stages, e.line, s.labels, src.maxTemplateOutput, e.metadata);
         if (!p) continue;
         const labels = grouping ? groupLabels(p.labels, grouping) : p.labels;
         const key = labelText(labels);

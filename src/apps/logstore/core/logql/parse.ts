@@ -38,7 +38,11 @@ export type Stage =
   | { kind: "regexp"; re: Regex }
   | { kind: "labels"; filter: LabelFilter }
   | { kind: "line_format"; template: string; compiled: Template }
-  | { kind: "label_format"; formats: LabelFormat[] };
+  | { kind: "label_format"; formats: LabelFormat[] }
+  | { kind: "keep" | "drop"; labels: NamedLabel[] };
+
+/** one item of keep/drop: a label by name, or by a matcher on its value */
+export type NamedLabel = { name: string; matcher?: Matcher };
 
 /** one `dst=src` (a rename) or `dst="template"` of a label_format stage */
 export type LabelFormat = { name: string; rename: string } | { name: string; template: Template };
@@ -251,6 +255,10 @@ class Reader {
     if (lineFormat) return void stages.push(lineFormatStage(unquote(this.text(lineFormat.getChild("String")!))));
     const labelFormat = n.getChild("LabelFormatExpr");
     if (labelFormat) return void stages.push(this.labelFormat(labelFormat));
+    const keep = n.getChild("KeepLabelsExpr");
+    if (keep) return void stages.push({ kind: "keep", labels: this.namedLabels(keep.getChild("KeepLabels"), "KeepLabels", "KeepLabel") });
+    const drop = n.getChild("DropLabelsExpr");
+    if (drop) return void stages.push({ kind: "drop", labels: this.namedLabels(drop.getChild("DropLabels"), "DropLabels", "DropLabel") });
     return this.unsupported(n);
   }
 
@@ -284,6 +292,19 @@ class Reader {
       }
     });
     return { kind: "label_format", formats };
+  }
+
+  /** the items of keep/drop (a nested list of names and matchers), in order */
+  private namedLabels(n: SyntaxNode | null, list: string, item: string): NamedLabel[] {
+    const out: NamedLabel[] = [];
+    for (let c = n?.firstChild ?? null; c; c = c.nextSibling) {
+      if (c.name === list) out.push(...this.namedLabels(c, list, item));
+      else if (c.name === item) {
+        const matcher = c.getChild("Matcher");
+        out.push(matcher ? { name: this.text(matcher.getChild("Identifier")!), matcher: this.matcher(matcher) } : { name: this.text(c.getChild("Identifier") ?? c) });
+      }
+    }
+    return out;
   }
 
   lineFilters(n: SyntaxNode, stages: Stage[]): void {
