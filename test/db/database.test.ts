@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { DataDirInUseError } from "../../src/db/lock.ts";
 import { SchemaTooNewError, type Migration } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
@@ -9,7 +9,16 @@ import { openDatabase, SHARED_BUFFERS } from "../../src/db/open.ts";
 import { silentLogger as logger } from "../../src/lib/logger.ts";
 import { migrationsDir, renderMigrationIndex } from "../../scripts/gen-migrations.ts";
 
-const tempDir = () => mkdtempSync(join(tmpdir(), "outpost-db-"));
+/** data dirs of this file, removed after it (each ~33 MB) */
+const made: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "outpost-db-"));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 describe("database", () => {
   it("the migration index matches the .sql files (run `npm run gen` after adding one)", () => {

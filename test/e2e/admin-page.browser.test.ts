@@ -4,7 +4,7 @@
 // limits, read a log tenant's lines, create a service account and a token
 // (its key shown once), create a data source and test it, sign out.
 // Screenshots: test/.artifacts/screenshots (git-ignored).
-import { copyFileSync, mkdtempSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -25,13 +25,14 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
   let page: Page;
   let base = "";
   let adminToken = "";
+  let folder = "";
   const pageErrors: string[] = [];
   /** the admin page's CSP must never bite (issue 16 #11) */
   let violations: string[] = [];
 
   beforeAll(async () => {
     ensureBuilt();
-    const folder = mkdtempSync(join(tmpdir(), "outpost-browser-"));
+    folder = mkdtempSync(join(tmpdir(), "outpost-browser-"));
     const binary = join(folder, "outpost");
     copyFileSync(distBinary, binary);
     const [http, logs, metrics] = [await freePort(), await freePort(), await freePort()];
@@ -60,6 +61,8 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    // a copy of the binary and a data dir: ~170 MB a run, left behind they fill a machine's disk
+    if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
   it("a wrong password gets a clear message; admin/admin signs in and shows the default-password banner", async () => {

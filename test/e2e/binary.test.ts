@@ -2,7 +2,7 @@
 // into an empty folder, on free ports, with a data dir it creates; stopped
 // with SIGTERM and started again with everything intact.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +30,8 @@ describe("dist/outpost (compiled binary)", () => {
 
   afterAll(async () => {
     for (const c of children) await c.stop("SIGKILL");
+    // a copy of the binary: ~150 MB a run, left behind it fills a machine's disk
+    if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
   const start = async (...extra: string[]) => {

@@ -50,6 +50,8 @@ import { registerLegacyDashboards } from "./legacy/content/dashboards.ts";
 import { registerDashboardVersions } from "./legacy/content/dashboard-versions.ts";
 import { registerResourcePermissions } from "./legacy/content/resource-permissions.ts";
 import { registerLegacyPlaylists } from "./legacy/content/playlists.ts";
+import { registerSnapshots } from "./legacy/content/snapshots.ts";
+import { createSnapshotStore } from "./core/content/snapshots.ts";
 import { registerHealth } from "./legacy/admin/health.ts";
 import { registerLogin } from "./legacy/identity/login.ts";
 import { registerOrgs } from "./legacy/identity/orgs.ts";
@@ -211,6 +213,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerResourcePermissions(r, { ...content, pg: db.pg, permissions: identity.resourcePermissions });
   const playlists = playlistKind();
   registerLegacyPlaylists(r, { ...content, playlists });
+  registerSnapshots(r, { snapshots: createSnapshotStore(db.pg), rootUrl, now });
   registerAlertRules(r, { rules: alertRules, store, folders, namespaces });
   registerAlertRuleGroups(r, { rules: alertRules, store, folders, namespaces });
   registerContactPoints(r, { contactPoints: createContactPointStore(db.pg, secrets) });

@@ -49,6 +49,7 @@ const editor: Permission[] = [
   p("alert.rules:create", "folders:*"), p("alert.rules:write", "folders:*"), p("alert.rules:delete", "folders:*"),
   p("alert.notifications:write"),
   p("teams:read", "teams:*"),
+  p("snapshots:create"), p("snapshots:delete"),
 ];
 
 const admin: Permission[] = [
