@@ -134,7 +134,10 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const namespaces = { edition: config.server.edition, stackId: config.dashboard.stack_id };
   registerOrgs(r, identity, {
     namespaceOf: (orgId) => namespaceOf(orgId, namespaces),
-    onDeleted: (orgId) => store.forget(namespaceOf(orgId, namespaces)),
+    onDeleted: (orgId) => {
+      store.forget(namespaceOf(orgId, namespaces));
+      for (const ds of dataSourceRegistry.list(orgId)) dataSourceRegistry.remove(ds);
+    },
   });
   registerUsers(r, identity);
   registerServiceAccounts(r, identity);
@@ -143,11 +146,12 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     registerAccessControl(r, identity, { validatePermissions: config.dashboard.rbac.permission_validation_enabled });
     registerTeamGroups(r, identity);
   }
+  const dataSourceRegistry = await loadDataSources(db.pg);
   const running = await startSecrets(config.security, db.pg, db.dataDir, deps.logger);
   const { secrets } = running;
   const dataSources: DataSourceDeps = {
     pg: db.pg,
-    registry: await loadDataSources(db.pg),
+    registry: dataSourceRegistry,
     secrets,
     secureValues: secureValueAccess(store, namespaces, secrets),
     outbound,

@@ -60,7 +60,7 @@ export function createDashboardAccess(deps: DashboardAccessDeps): DashboardAcces
       return o ? refOf(o) : undefined;
     },
     async byId(ctx, id) {
-      const o = (await deps.store.list(key(ctx))).find((x) => x.metadata.labels[INTERNAL_ID_LABEL] === String(id));
+      const o = await deps.store.byId(key(ctx), id);
       return o ? refOf(o) : undefined;
     },
     async all(ctx) {

@@ -48,6 +48,12 @@ export interface KindDescriptor {
   namePattern?: { re: RegExp; message: string };
   /** status of an update with a stale resourceVersion (409 in Kubernetes; 412 for folders per the spec) */
   staleStatus: 409 | 412;
+  /**
+   * other kinds' buckets a delete also holds the write queue of: a folder's
+   * delete removes its dashboards, so no dashboard may be written into it
+   * meanwhile
+   */
+  deleteAlsoLocks?: Array<{ group: string; resource: string }>;
   beforeWrite?(ctx: KindContext, next: StoredObject, previous: StoredObject | undefined): Promise<void>;
   /** after a create or update is stored */
   afterWrite?(ctx: KindContext, object: StoredObject, previous: StoredObject | undefined): Promise<void>;

@@ -81,17 +81,19 @@ async function listHistory(
   if (fields.length !== 1) throw new ApiError(400, "unexpected field/label selector for history query", { reason: "BadRequest" });
   // reading the history needs read access to the object as it is now
   const current = await ctx.store.get(bucketOf(d, ctx), name);
+  let uid = current?.metadata.uid;
   if (current) await getObject(d, ctx, name);
   else {
     // a deleted object: judged by its last version
     const [latest] = await ctx.store.history(bucketOf(d, ctx), name, undefined, 1);
     if (!latest) return listEnvelope(d, version, [], undefined);
     if (!(await canRead(d, ctx, latest))) throw statusErrors.forbidden(d, name, d.actions.read);
+    uid = latest.metadata.uid;
   }
   const limit = limitOf(query);
   const token = query.get("continue");
   const before = token ? historyCursor(decodeContinue(token).rv) : undefined;
-  const page = await ctx.store.history(bucketOf(d, ctx), name, before || undefined, limit + 1);
+  const page = await ctx.store.history(bucketOf(d, ctx), name, before || undefined, limit + 1, uid);
   const items = page.slice(0, limit);
   const next = page.length > limit ? encodeContinue({ rv: items.at(-1)!.metadata.resourceVersion }) : undefined;
   return listEnvelope(d, version, items.map((o) => toResponse(d, version, o)), next);

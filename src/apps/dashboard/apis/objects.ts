@@ -7,7 +7,7 @@ import {
   CREATED_BY, FOLDER_ANNOTATION, INTERNAL_ID_LABEL, MESSAGE_ANNOTATION, SERVER_ANNOTATIONS, UPDATED_AT, UPDATED_BY,
   isoSeconds, statusErrors, type KindContext, type KindDescriptor,
 } from "./kind.ts";
-import { DuplicateNameError, type BucketKey, type StoredObject } from "./store.ts";
+import { DuplicateNameError, ObjectGoneError, type BucketKey, type StoredObject } from "./store.ts";
 import type { ResourceVersion } from "./query-options.ts";
 
 export const bucketOf = (d: KindDescriptor, ctx: KindContext): BucketKey => ctx.bucket(d.group, d.resource);
@@ -51,7 +51,7 @@ export async function getObject(d: KindDescriptor, ctx: KindContext, name: strin
   const rv = resourceVersion?.value;
   if (rv === undefined || rv === current.metadata.resourceVersion) return current;
   // a version past the store's range was never written
-  const old = resourceVersion?.beyondStore ? undefined : await ctx.store.version(bucketOf(d, ctx), name, rv);
+  const old = resourceVersion?.beyondStore ? undefined : await ctx.store.version(bucketOf(d, ctx), name, rv, current.metadata.uid);
   if (!old) throw statusErrors.notFound(d, name);
   return old;
 }
@@ -85,7 +85,12 @@ export function updateObject(d: KindDescriptor, ctx: KindContext, name: string, 
 }
 
 export function deleteObject(d: KindDescriptor, ctx: KindContext, name: string, query: URLSearchParams): Promise<StoredObject> {
-  return serialized(bucketOf(d, ctx), () => remove(d, ctx, name, query));
+  // queues are always taken in the same order (the kind's own first), so two deletes cannot wait on each other
+  const run = (d.deleteAlsoLocks ?? []).reduceRight<() => Promise<StoredObject>>(
+    (inner, other) => () => serialized(ctx.bucket(other.group, other.resource), inner),
+    () => remove(d, ctx, name, query),
+  );
+  return serialized(bucketOf(d, ctx), run);
 }
 
 async function create(d: KindDescriptor, ctx: KindContext, body: unknown): Promise<StoredObject> {
@@ -171,7 +176,13 @@ async function update(d: KindDescriptor, ctx: KindContext, name: string, body: u
   };
   await d.beforeWrite?.(ctx, next, previous);
   next.metadata.resourceVersion = await ctx.store.nextResourceVersion();
-  await ctx.store.update(key, next);
+  try {
+    await ctx.store.update(key, next);
+  } catch (err) {
+    // deleted meanwhile with its folder (another queue): not written, not remembered
+    if (err instanceof ObjectGoneError) throw statusErrors.notFound(d, name);
+    throw err;
+  }
   await d.afterWrite?.(ctx, next, previous);
   return next;
 }

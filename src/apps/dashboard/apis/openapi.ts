@@ -32,30 +32,50 @@ function accessText(e: RouteEntry): string {
 
 /** an arktype validator as an OpenAPI 3.0 schema */
 function jsonSchemaOf(validator: { toJsonSchema(): unknown }): unknown {
+  // what JSON Schema cannot say (a narrow's predicate) is written as its base: the shape without the extra check
+  const toJsonSchema = validator.toJsonSchema as (options?: { fallback: (ctx: { base: unknown }) => unknown }) => unknown;
   try {
-    return toOpenApi30(validator.toJsonSchema());
+    return toOpenApi30(toJsonSchema.call(validator, { fallback: (ctx) => ctx.base }));
   } catch {
     return { type: "object" };
   }
 }
 
+const isNullType = (node: unknown) => typeof node === "object" && node !== null && (node as Record<string, unknown>).type === "null" && Object.keys(node).length === 1;
+
 /**
  * JSON Schema (2020-12, what arktype writes) in OpenAPI 3.0's dialect: no
  * $schema, numeric exclusive bounds as a bound plus a flag, const as a
- * one-value enum.
+ * one-value enum, null as nullable (`x | null` is an anyOf holding
+ * {type: "null"}), and an array's items always given. arktype writes
+ * `additionalProperties: false` for undeclared keys dropped ("+": "delete")
+ * as for undeclared keys refused; the program's schemas only drop them, so
+ * the document leaves it out: a client may send more (GET's fields back).
  */
 function toOpenApi30(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(toOpenApi30);
   if (node === null || typeof node !== "object") return node;
+  const source = node as Record<string, unknown>;
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const branches = source[key];
+    if (!Array.isArray(branches) || !branches.some(isNullType)) continue;
+    const rest = branches.filter((b) => !isNullType(b));
+    const others = { ...source };
+    delete others[key];
+    const base = rest.length === 1 ? { ...others, ...(rest[0] as Record<string, unknown>) } : rest.length ? { ...others, [key]: rest } : { ...others, enum: [null] };
+    return { ...(toOpenApi30(base) as Record<string, unknown>), nullable: true };
+  }
+  if (isNullType(source)) return { nullable: true, enum: [null] };
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
-    if (k === "$schema") continue;
+  for (const [k, v] of Object.entries(source)) {
+    if (k === "$schema" || (k === "additionalProperties" && v === false)) continue;
     if ((k === "exclusiveMinimum" || k === "exclusiveMaximum") && typeof v === "number") {
       out[k === "exclusiveMinimum" ? "minimum" : "maximum"] = v;
       out[k] = true;
     } else if (k === "const") out.enum = [v];
     else out[k] = toOpenApi30(v);
   }
+  if (out.type === "array" && out.items === undefined) out.items = {};
   return out;
 }
 

@@ -3,6 +3,7 @@
 // writes that go through here (DESIGN rule 7). History stays in the database
 // and is read only when asked for.
 import type { PGlite, Transaction } from "@electric-sql/pglite";
+import { FOLDER_ANNOTATION, INTERNAL_ID_LABEL } from "./kind.ts";
 
 export interface Metadata {
   name: string;
@@ -29,6 +30,10 @@ export interface BucketKey {
 
 interface Bucket {
   byName: Map<string, StoredObject>;
+  /** deprecated numeric id (label) -> name */
+  byId: Map<string, string>;
+  /** "<folder>\n<title>" -> names: the legacy API's lookups by id and by title in a folder, without a scan */
+  byTitle: Map<string, Set<string>>;
   /** names in order, rebuilt lazily after a change */
   sorted: string[] | null;
   /** bumped by every change, so readers can keep indexes of their own */
@@ -36,6 +41,8 @@ interface Bucket {
 }
 
 export class DuplicateNameError extends Error {}
+/** an update of an object whose row is gone */
+export class ObjectGoneError extends Error {}
 
 export interface ResourceStore {
   get(key: BucketKey, name: string): Promise<StoredObject | undefined>;
@@ -43,18 +50,27 @@ export interface ResourceStore {
   list(key: BucketKey): Promise<StoredObject[]>;
   /** changes whenever the bucket changes */
   revision(key: BucketKey): Promise<number>;
+  /** the object with this deprecated numeric id */
+  byId(key: BucketKey, id: number): Promise<StoredObject | undefined>;
+  /** the objects with exactly this spec.title in this folder ("" for the root) */
+  byTitle(key: BucketKey, folder: string, title: string): Promise<StoredObject[]>;
   nextResourceVersion(): Promise<string>;
   /** the numeric id of a new object (its deprecatedInternalID) */
   nextId(): Promise<number>;
   create(key: BucketKey, id: number, object: StoredObject): Promise<void>;
   update(key: BucketKey, object: StoredObject): Promise<void>;
   delete(key: BucketKey, names: string[]): Promise<void>;
-  history(key: BucketKey, name: string, afterRv: string | undefined, limit: number): Promise<StoredObject[]>;
-  version(key: BucketKey, name: string, rv: string): Promise<StoredObject | undefined>;
+  /**
+   * versions of an object, newest first. `uid` (metadata.uid) keeps to one
+   * incarnation: an object deleted and made again under the same name must
+   * not show the versions of the one before to whoever made it again
+   */
+  history(key: BucketKey, name: string, afterRv: string | undefined, limit: number, uid?: string): Promise<StoredObject[]>;
+  version(key: BucketKey, name: string, rv: string, uid?: string): Promise<StoredObject | undefined>;
   /** drops what is cached of a namespace whose rows were deleted (an organization's) */
   forget(namespace: string): void;
   /** the newest stored version of an object at a generation */
-  atGeneration(key: BucketKey, name: string, generation: number): Promise<StoredObject | undefined>;
+  atGeneration(key: BucketKey, name: string, generation: number, uid: string): Promise<StoredObject | undefined>;
 }
 
 /** every version of every object is kept, for history and GET ?resourceVersion */
@@ -66,6 +82,25 @@ function recordVersion(tx: Transaction, key: BucketKey, object: StoredObject) {
 }
 
 const bucketId = (k: BucketKey) => `${k.group}\n${k.resource}\n${k.namespace}`;
+const titleKey = (o: StoredObject) => `${o.metadata.annotations[FOLDER_ANNOTATION] ?? ""}\n${String(o.spec.title ?? "")}`;
+
+function index(b: Bucket, o: StoredObject): void {
+  const id = o.metadata.labels[INTERNAL_ID_LABEL];
+  if (id !== undefined) b.byId.set(id, o.metadata.name);
+  const k = titleKey(o);
+  let names = b.byTitle.get(k);
+  if (!names) b.byTitle.set(k, (names = new Set()));
+  names.add(o.metadata.name);
+}
+
+function unindex(b: Bucket, o: StoredObject): void {
+  const id = o.metadata.labels[INTERNAL_ID_LABEL];
+  if (id !== undefined && b.byId.get(id) === o.metadata.name) b.byId.delete(id);
+  const k = titleKey(o);
+  const names = b.byTitle.get(k);
+  names?.delete(o.metadata.name);
+  if (names?.size === 0) b.byTitle.delete(k);
+}
 
 export function createResourceStore(pg: PGlite): ResourceStore {
   const buckets = new Map<string, Promise<Bucket>>();
@@ -79,7 +114,14 @@ export function createResourceStore(pg: PGlite): ResourceStore {
           "select name, object from resources where api_group = $1 and resource = $2 and namespace = $3",
           [key.group, key.resource, key.namespace],
         )
-        .then((r) => ({ byName: new Map(r.rows.map((row) => [row.name, row.object])), sorted: null, revision: 0 }));
+        .then((r) => {
+          const bucket: Bucket = { byName: new Map(), byId: new Map(), byTitle: new Map(), sorted: null, revision: 0 };
+          for (const row of r.rows) {
+            bucket.byName.set(row.name, row.object);
+            index(bucket, row.object);
+          }
+          return bucket;
+        });
       b.catch(() => buckets.delete(id));
       buckets.set(id, b);
     }
@@ -88,8 +130,11 @@ export function createResourceStore(pg: PGlite): ResourceStore {
 
   const remember = async (key: BucketKey, object: StoredObject) => {
     const b = await bucket(key);
-    if (!b.byName.has(object.metadata.name)) b.sorted = null;
+    const before = b.byName.get(object.metadata.name);
+    if (!before) b.sorted = null;
+    else unindex(b, before);
     b.byName.set(object.metadata.name, object);
+    index(b, object);
     b.revision++;
   };
 
@@ -104,6 +149,15 @@ export function createResourceStore(pg: PGlite): ResourceStore {
     },
     async revision(key) {
       return (await bucket(key)).revision;
+    },
+    async byId(key, id) {
+      const b = await bucket(key);
+      const name = b.byId.get(String(id));
+      return name === undefined ? undefined : b.byName.get(name);
+    },
+    async byTitle(key, folder, title) {
+      const b = await bucket(key);
+      return [...(b.byTitle.get(`${folder}\n${title}`) ?? [])].map((n) => b.byName.get(n)!).filter(Boolean);
     },
     async nextResourceVersion() {
       const r = await pg.query<{ v: string }>("select nextval('resource_version_seq')::text as v");
@@ -132,11 +186,12 @@ export function createResourceStore(pg: PGlite): ResourceStore {
     },
     async update(key, object) {
       await pg.transaction(async (tx) => {
-        await tx.query(
+        const r = await tx.query(
           `update resources set resource_version = $5, object = $6
             where api_group = $1 and resource = $2 and namespace = $3 and name = $4`,
           [key.group, key.resource, key.namespace, object.metadata.name, object.metadata.resourceVersion, object],
         );
+        if (!r.affectedRows) throw new ObjectGoneError();
         await recordVersion(tx, key, object);
       });
       await remember(key, object);
@@ -148,36 +203,43 @@ export function createResourceStore(pg: PGlite): ResourceStore {
         [key.group, key.resource, key.namespace, names],
       );
       const b = await bucket(key);
-      for (const n of names) b.byName.delete(n);
+      for (const n of names) {
+        const o = b.byName.get(n);
+        if (o) unindex(b, o);
+        b.byName.delete(n);
+      }
       b.sorted = null;
       b.revision++;
     },
-    async history(key, name, afterRv, limit) {
+    async history(key, name, afterRv, limit, uid) {
       const r = await pg.query<{ object: StoredObject }>(
         `select object from resource_history
           where api_group = $1 and resource = $2 and namespace = $3 and name = $4 and ($5::bigint is null or resource_version < $5::bigint)
+            and ($7::text is null or object->'metadata'->>'uid' = $7)
           order by resource_version desc limit $6`,
-        [key.group, key.resource, key.namespace, name, afterRv ?? null, limit],
+        [key.group, key.resource, key.namespace, name, afterRv ?? null, limit, uid ?? null],
       );
       return r.rows.map((row) => row.object);
     },
-    async version(key, name, rv) {
+    async version(key, name, rv, uid) {
       const r = await pg.query<{ object: StoredObject }>(
         `select object from resource_history
-          where api_group = $1 and resource = $2 and namespace = $3 and name = $4 and resource_version = $5::bigint`,
-        [key.group, key.resource, key.namespace, name, rv],
+          where api_group = $1 and resource = $2 and namespace = $3 and name = $4 and resource_version = $5::bigint
+            and ($6::text is null or object->'metadata'->>'uid' = $6)`,
+        [key.group, key.resource, key.namespace, name, rv, uid ?? null],
       );
       return r.rows[0]?.object;
     },
     forget(namespace) {
       for (const id of [...buckets.keys()]) if (id.endsWith(`\n${namespace}`)) buckets.delete(id);
     },
-    async atGeneration(key, name, generation) {
+    async atGeneration(key, name, generation, uid) {
       const r = await pg.query<{ object: StoredObject }>(
         `select object from resource_history
           where api_group = $1 and resource = $2 and namespace = $3 and name = $4 and (object->'metadata'->>'generation')::bigint = $5
+            and object->'metadata'->>'uid' = $6
           order by resource_version desc limit 1`,
-        [key.group, key.resource, key.namespace, name, generation],
+        [key.group, key.resource, key.namespace, name, generation, uid],
       );
       return r.rows[0]?.object;
     },

@@ -18,5 +18,5 @@ export function registerDsQuery(r: Router, deps: DsQueryDeps): void {
     const body = await parseBody(c, DsQueryIn);
     const answer = await runDsQuery(deps, identityOf(c), { ...body, queries: body.queries ?? [] });
     return c.json(answer.body, answer.status as 200);
-  });
+  }, { body: DsQueryIn });
 }

@@ -3,6 +3,7 @@
 // removes its subfolders and their dashboards (spec state table).
 import { type } from "../../../../lib/arktype.ts";
 import { ApiError } from "../../../../lib/errors.ts";
+import { hasPermission } from "../../core/identity/permissions.ts";
 import { FOLDER_ANNOTATION, statusErrors, type KindContext, type KindDescriptor } from "../kind.ts";
 import type { DashboardDependents } from "../../core/content/dashboard-dependents.ts";
 import type { LibraryElementStore } from "../../core/content/library-elements.ts";
@@ -51,6 +52,31 @@ export async function descendants(ctx: KindContext, name: string): Promise<Store
   return out;
 }
 
+/** what a folder's permissions can give (the real product's canMove compares these) */
+const MOVE_ACTIONS = [
+  "folders:read", "folders:write", "folders:delete", "folders:create", "folders.permissions:read", "folders.permissions:write",
+  "dashboards:read", "dashboards:write", "dashboards:create", "dashboards:delete", "dashboards.permissions:read", "dashboards.permissions:write",
+];
+
+/**
+ * A folder may not move under one where the caller holds more than on the
+ * folder itself: what the new parent grants would reach the folder, so an
+ * Editor could move a folder under one they administer and take its
+ * permissions over (the real product's folder.accessEscalation).
+ */
+async function refuseEscalation(ctx: KindContext, name: string, from: string | undefined, to: string): Promise<void> {
+  const uid = (f: string) => `folders:uid:${f}`;
+  const source = [name, ...(await ctx.folderChain(from))].map(uid);
+  const target = (await ctx.folderChain(to)).map(uid);
+  for (const action of MOVE_ACTIONS) {
+    if (hasPermission(ctx.identity.permissions, action, target) && !hasPermission(ctx.identity.permissions, action, source)) {
+      throw new ApiError(403, "user cannot move a folder to another folder where they have higher permissions", {
+        messageId: "folder.accessEscalation", reason: "Forbidden",
+      });
+    }
+  }
+}
+
 /** the resources /counts names, by the keys of the legacy /api/folders/:uid/counts */
 const COUNTED: Record<string, { group: string; resource: string }> = {
   folder: FOLDERS,
@@ -84,6 +110,7 @@ export function folderKind(options: FolderOptions): KindDescriptor {
     maxNameLength: 40,
     inFolders: true,
     staleStatus: 412,
+    deleteAlsoLocks: [{ group: "dashboard.svc.app", resource: "dashboards" }],
     actions: { read: "folders:read", create: "folders:create", write: "folders:write", delete: "folders:delete" },
     validateSpec(spec, name) {
       if (RESERVED.includes(name.toLowerCase())) {
@@ -105,6 +132,7 @@ export function folderKind(options: FolderOptions): KindDescriptor {
       if (!parent || parent === previous?.metadata.annotations[FOLDER_ANNOTATION]) return;
       if (!options.nested) throw statusErrors.invalid(d, name, `metadata.annotations.${FOLDER_ANNOTATION}`, "nested folders are disabled");
       if (parent === name) throw new ApiError(400, "folder cannot be parent of itself", { reason: "BadRequest" });
+      if (previous) await refuseEscalation(ctx, name, previous.metadata.annotations[FOLDER_ANNOTATION], parent);
       const chain = await ctx.folderChain(parent);
       if (chain.includes(name)) {
         throw new ApiError(400, "cannot move folder under its own descendant, this would create a circular reference", { reason: "BadRequest" });

@@ -38,7 +38,7 @@ export interface AlertRuleStore {
   /** PUT of a group: its rules become these (absent: the rules stay, the interval changes) */
   replaceGroup(orgId: number, folderUid: string, title: string, input: { interval?: number | undefined; rules?: AlertRuleInput[] | undefined }, provenance: Provenance): Promise<RuleGroup>;
   /** false when the group has no rules */
-  deleteGroup(orgId: number, folderUid: string, title: string): Promise<boolean>;
+  deleteGroup(orgId: number, folderUid: string, title: string, provenance: Provenance): Promise<boolean>;
   countIn(orgId: number, folderUids: string[]): Promise<number>;
   deleteIn(orgId: number, folderUids: string[]): Promise<void>;
 }
@@ -154,6 +154,8 @@ export function createAlertRuleStore(pg: PGlite): AlertRuleStore {
       }
       await pg.transaction(async (tx) => {
         const current = await groupRows(tx, orgId, folderUid, title);
+        // a provisioned rule is not changed or removed as editable, nor the other way (as single rules)
+        for (const row of current) requireSameProvenance(row.provenance, provenance, `cannot change provenance from '${row.provenance}' to '${provenance}'`);
         if (!incoming) {
           await tx.query("update alert_rules set interval_seconds = $4 where org_id = $1 and folder_uid = $2 and rule_group = $3", [orgId, folderUid, title, interval]);
           return;
@@ -168,6 +170,7 @@ export function createAlertRuleStore(pg: PGlite): AlertRuleStore {
             await insert(tx, orgId, rule, provenance, interval, index);
             continue;
           }
+          requireSameProvenance(existing.provenance, provenance, `cannot change provenance from '${existing.provenance}' to '${provenance}'`);
           await tx.query(
             `update alert_rules set folder_uid = $2, rule_group = $3, title = $4, body = $5, provenance = $6, interval_seconds = $7,
                group_index = $8, updated_at = now() where id = $1`,
@@ -178,9 +181,13 @@ export function createAlertRuleStore(pg: PGlite): AlertRuleStore {
       return { title, folderUid, interval, rules: await groupRows(pg, orgId, folderUid, title) };
     },
 
-    async deleteGroup(orgId, folderUid, title) {
-      const r = await pg.query("delete from alert_rules where org_id = $1 and folder_uid = $2 and rule_group = $3", [orgId, folderUid, title]);
-      return (r.affectedRows ?? 0) > 0;
+    async deleteGroup(orgId, folderUid, title, provenance) {
+      return pg.transaction(async (tx) => {
+        const current = await groupRows(tx, orgId, folderUid, title);
+        for (const row of current) requireSameProvenance(row.provenance, provenance, `cannot delete with provided provenance '${provenance}', needs '${row.provenance}'`);
+        const r = await tx.query("delete from alert_rules where org_id = $1 and folder_uid = $2 and rule_group = $3", [orgId, folderUid, title]);
+        return (r.affectedRows ?? 0) > 0;
+      });
     },
 
     async countIn(orgId, folderUids) {

@@ -26,11 +26,14 @@ const ENDS_BLOCK = /^-?\s*end\s*-?$/;
 function parseProblem(name: string, text: string): string | undefined {
   let depth = 0;
   let at = 0;
+  // line numbers counted as the scan goes: one pass over the text, whatever the number of actions
+  let line = 1;
+  let counted = 0;
   for (;;) {
     const open = text.indexOf("{{", at);
     if (open < 0) break;
     const close = text.indexOf("}}", open + 2);
-    const line = text.slice(0, open).split("\n").length;
+    for (; counted < open; counted++) if (text.charCodeAt(counted) === 10) line++;
     if (close < 0) return `template: ${name}:${line}: unclosed action`;
     const action = text.slice(open + 2, close).trim();
     if (OPENS_BLOCK.test(action)) depth++;

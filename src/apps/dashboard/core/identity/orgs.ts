@@ -78,11 +78,17 @@ export async function deleteOrg(deps: IdentityDeps, orgId: number, callerOrgId: 
       `select table_name from information_schema.columns
         where column_name = 'org_id' and table_schema = current_schema() and table_name <> 'orgs' order by table_name`,
     );
+    // secrets sealed for its data sources and secure values (the secrets table is keyed by owner, not organization)
+    await tx.query(
+      `delete from secrets where owner in (select 'datasource:' || id from data_sources where org_id = $1) or starts_with(owner, $2)`,
+      [orgId, `securevalue:${namespace}/`],
+    );
     for (const { table_name } of tables.rows) await tx.query(`delete from "${table_name.replace(/"/g, '""')}" where org_id = $1`, [orgId]);
     await tx.query("delete from resource_history where namespace = $1", [namespace]);
     await tx.query("delete from resources where namespace = $1", [namespace]);
     await tx.query("delete from orgs where id = $1", [orgId]);
   });
+  deps.resourcePermissions.forgetOrg(orgId);
   changed(deps);
 }
 
@@ -221,5 +227,7 @@ export async function removeOrgMember(deps: IdentityDeps, caller: MemberCaller, 
     "update users set current_org_id = (select min(org_id) from org_members where user_id = $1) where id = $1 and current_org_id = $2",
     [userId, orgId],
   );
+  // what they were given on folders and dashboards goes with the membership: added again, they start from their role
+  await deps.resourcePermissions.forgetUser(orgId, userId);
   changed(deps);
 }

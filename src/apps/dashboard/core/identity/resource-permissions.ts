@@ -44,8 +44,12 @@ const dashboardActions = {
   2: ["dashboards:read", "dashboards:write", "dashboards:delete"],
   4: ["dashboards:read", "dashboards:write", "dashboards:delete", "dashboards.permissions:read", "dashboards.permissions:write"],
 } as const;
-const folderView = ["folders:read", "dashboards:read"];
-const folderEdit = [...folderView, "folders:write", "folders:delete", "folders:create", "dashboards:create", "dashboards:write", "dashboards:delete"];
+// a folder's levels reach what lives in it: dashboards, library panels, alert rules (the real product's folder levels)
+const folderView = ["folders:read", "dashboards:read", "library.panels:read", "alert.rules:read"];
+const folderEdit = [
+  ...folderView, "folders:write", "folders:delete", "folders:create", "dashboards:create", "dashboards:write", "dashboards:delete",
+  "library.panels:create", "library.panels:write", "library.panels:delete", "alert.rules:create", "alert.rules:write", "alert.rules:delete",
+];
 const folderActions = {
   1: folderView,
   2: folderEdit,
@@ -58,11 +62,28 @@ export function actionsOf(kind: ManagedKind, level: PermissionLevel): readonly s
 }
 
 const scopeOf = (kind: ManagedKind, uid: string) => `${kind}:uid:${uid}`;
+/** "<org>|<kind>:uid:<uid>" -> kind and uid */
+const scopeParts = (key: string): [ManagedKind, string] => {
+  const scope = key.slice(key.indexOf("|") + 1);
+  const kind = scope.startsWith("folders:") ? "folders" : "dashboards";
+  return [kind, scope.slice(`${kind}:uid:`.length)];
+};
 const keyOf = (orgId: number, scope: string) => `${orgId}|${scope}`;
 
 /** a basic-role entry reaches that role and the roles above it (an Editor holds what Viewers are given) */
 function roleReaches(entry: "Viewer" | "Editor", role: OrgRole): boolean {
   return entry === "Viewer" ? role === "Viewer" || role === "Editor" || role === "Admin" : role === "Editor" || role === "Admin";
+}
+
+const principalKey = (orgId: number, e: Pick<ManagedEntry, "userId" | "teamId" | "role">) =>
+  e.userId !== null ? `u${e.userId}` : e.teamId !== null ? `t${e.teamId}` : `r${orgId}:${e.role}`;
+
+/** the principal keys whose entries reach a caller: their user, their teams, the roles at or below theirs */
+function principalsOf(who: Principal): string[] {
+  const out = [`u${who.userId}`, ...who.teamIds.map((t) => `t${t}`)];
+  if (roleReaches("Viewer", who.orgRole)) out.push(`r${who.orgId}:Viewer`);
+  if (roleReaches("Editor", who.orgRole)) out.push(`r${who.orgId}:Editor`);
+  return out;
 }
 
 function matches(e: ManagedEntry, who: Principal): boolean {
@@ -108,16 +129,21 @@ export interface ResourcePermissions {
   addDefaults(orgId: number, kind: ManagedKind, uid: string, creatorUserId: number | undefined, atRoot: boolean): Promise<void>;
   /** folders or dashboards that are gone */
   forget(orgId: number, kind: ManagedKind, uids: readonly string[]): Promise<void>;
+  /** a user who left the organization: their entries there go */
+  forgetUser(orgId: number, userId: number): Promise<void>;
+  /** an organization deleted (its rows are gone with it): what the index holds of it */
+  forgetOrg(orgId: number): void;
 }
 
 export function createResourcePermissions(pg: PGlite): ResourcePermissions {
   const byScope = new Map<string, ManagedEntry[]>();
-  /** orgId|action -> how many entries grant it (route guards without a scope) */
+  /** principal|action -> how many entries grant it to that principal (route guards without a scope) */
   const actionCounts = new Map<string, number>();
   const count = (orgId: number, kind: ManagedKind, entries: readonly ManagedEntry[], delta: 1 | -1) => {
     for (const e of entries) {
+      const principal = principalKey(orgId, e);
       for (const a of actionsOf(kind, e.permission)) {
-        const k = `${orgId}|${a}`;
+        const k = `${principal}|${a}`;
         actionCounts.set(k, (actionCounts.get(k) ?? 0) + delta);
       }
     }
@@ -163,7 +189,7 @@ export function createResourcePermissions(pg: PGlite): ResourcePermissions {
       if (!list) return false;
       return list.some((e) => matches(e, who) && actionsOf(kind, e.permission).includes(action));
     },
-    grantsAny: (who, action) => (actionCounts.get(`${who.orgId}|${action}`) ?? 0) > 0,
+    grantsAny: (who, action) => principalsOf(who).some((p) => (actionCounts.get(`${p}|${action}`) ?? 0) > 0),
     async replace(orgId, kind, uid, list) {
       const entries = await pg.transaction(async (tx) => {
         await tx.query("delete from resource_permissions where org_id = $1 and kind = $2 and uid = $3", [orgId, kind, uid]);
@@ -181,6 +207,21 @@ export function createResourcePermissions(pg: PGlite): ResourcePermissions {
       if (!list.length) return;
       const added = await insert(pg, orgId, kind, uid, list);
       put(orgId, kind, uid, [...(byScope.get(keyOf(orgId, scopeOf(kind, uid))) ?? []), ...added]);
+    },
+    async forgetUser(orgId, userId) {
+      await pg.query("delete from resource_permissions where org_id = $1 and user_id = $2", [orgId, userId]);
+      for (const [key, entries] of [...byScope]) {
+        if (!key.startsWith(`${orgId}|`) || !entries.some((e) => e.userId === userId)) continue;
+        const [kind, uid] = scopeParts(key);
+        put(orgId, kind, uid, entries.filter((e) => e.userId !== userId));
+      }
+    },
+    forgetOrg(orgId) {
+      for (const key of [...byScope.keys()]) {
+        if (!key.startsWith(`${orgId}|`)) continue;
+        const [kind, uid] = scopeParts(key);
+        put(orgId, kind, uid, []);
+      }
     },
     async forget(orgId, kind, uids) {
       if (!uids.length) return;

@@ -41,7 +41,7 @@ export function registerLicensing(r: Router, deps: LicensingDeps): void {
       if (err instanceof LicenceError) throw badRequest(err.message, { messageId: `licensing.${err.reason}` });
       throw err;
     }
-  });
+  }, { body: TokenIn });
 
   r.post("/api/licensing/token/renew", { action: "licensing:write" }, async (c) => {
     passwordOnly(c);
@@ -60,5 +60,5 @@ export function registerLicensing(r: Router, deps: LicensingDeps): void {
     }
     await deps.licences.remove();
     return c.json({}, 202);
-  });
+  }, { body: RemoveIn, responses: { 422: "incorrect instance name provided: the instance is not this server's root URL" } });
 }

@@ -50,13 +50,13 @@ export function registerContactPoints(r: Router, deps: { contactPoints: ContactP
   r.post(base, { action: "alert.provisioning:write" }, async (c) => {
     const body = await parseBody(c, ContactPointIn);
     return c.json(await deps.contactPoints.create(identityOf(c).orgId, body, provenanceOf(c)), 202);
-  });
+  }, { body: ContactPointIn });
 
   r.put(`${base}/:uid`, { action: "alert.provisioning:write" }, async (c) => {
     const body = await parseBody(c, ContactPointIn);
     await deps.contactPoints.update(identityOf(c).orgId, c.req.param("uid")!, body, provenanceOf(c));
     return c.json({ message: "contactpoint updated" }, 202);
-  });
+  }, { body: ContactPointIn });
 
   r.delete(`${base}/:uid`, { action: "alert.provisioning:write" }, async (c) => {
     await deps.contactPoints.delete(identityOf(c).orgId, c.req.param("uid")!);

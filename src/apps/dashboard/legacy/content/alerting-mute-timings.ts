@@ -19,12 +19,12 @@ export function registerMuteTimings(r: Router, deps: { muteTimings: MuteTimingSt
   r.post(base, { action: "alert.provisioning:write" }, async (c) => {
     const body = await parseBody(c, TimingIn);
     return c.json(await deps.muteTimings.create(identityOf(c).orgId, body, provenanceOf(c)), 201);
-  });
+  }, { body: TimingIn });
 
   r.put(`${base}/:name`, { action: "alert.provisioning:write" }, async (c) => {
     const body = await parseBody(c, TimingIn);
     return c.json(await deps.muteTimings.update(identityOf(c).orgId, c.req.param("name")!, body, provenanceOf(c)), 202);
-  });
+  }, { body: TimingIn, responses: { 409: "alerting.notifications.conflict: the version given is not the current one" } });
 
   routeDeleteByName(r, base, deps.muteTimings.delete);
 }

@@ -17,7 +17,7 @@ export function registerNotificationPolicies(r: Router, deps: { policies: Policy
   r.put(path, { action: "alert.provisioning:write" }, async (c) => {
     await deps.policies.put(identityOf(c).orgId, await parseBody(c, TreeIn), provenanceOf(c));
     return c.json({ message: "policies updated" }, 202);
-  });
+  }, { body: TreeIn });
 
   r.delete(path, { action: "alert.provisioning:write" }, async (c) => c.json(await deps.policies.reset(identityOf(c).orgId), 202));
 }

@@ -4,17 +4,18 @@
 import type { Context } from "hono";
 import { type } from "../../../../lib/arktype.ts";
 import { check, nullsAbsent, parseBody } from "../../../../lib/http/validate.ts";
-import { identityOf, type Router } from "../../access/guard.ts";
+import { accessDenied, identityOf, type Router } from "../../access/guard.ts";
 import { exportRule, shapeRule } from "../../core/content/alert-rule-model.ts";
 import { groupNotFound, type AlertRuleStore, type RuleGroup } from "../../core/content/alert-rules.ts";
 import { formatPromDuration, invalidRule } from "../../core/content/alerting-common.ts";
-import { exportResponse, folderTitle, provenanceOf, RuleIn, type FolderDeps } from "./alerting-shared.ts";
+import { exportResponse, folderTitle, mayReadRulesIn, provenanceOf, RuleIn, type FolderDeps } from "./alerting-shared.ts";
 
 const GroupIn = type({
   "title?": "string",
   "folderUid?": "string",
   "interval?": "number.integer",
-  "rules?": "object[]",
+  // a group is evaluated as one: the real product has no cap, a thousand bounds one request's work
+  "rules?": type("object[]").atMostLength(1000),
 });
 
 export interface AlertRuleGroupDeps extends FolderDeps {
@@ -26,10 +27,14 @@ const shapeGroup = (g: RuleGroup) => ({ title: g.title, folderUid: g.folderUid, 
 export function registerAlertRuleGroups(r: Router, deps: AlertRuleGroupDeps): void {
   const path = "/api/v1/provisioning/folder/:folderUid/rule-groups/:group";
   const params = (c: Context) => ({ orgId: identityOf(c).orgId, folderUid: c.req.param("folderUid")!, group: c.req.param("group")! });
-  // reading a group is reading rules of its folder (the real product's alert.rules:read on the folder)
-  const readAccess = { action: "alert.rules:read", scope: (c: Context) => `folders:uid:${c.req.param("folderUid")}` };
+  // reading a group is reading rules of its folder (the real product's alert.rules:read and folders:read on it or above)
+  const readAccess = { action: "alert.rules:read" };
+  const requireReadable = async (c: Context) => {
+    if (!(await mayReadRulesIn(c, deps, c.req.param("folderUid")!))) throw accessDenied("alert.rules:read");
+  };
 
   r.get(path, readAccess, async (c) => {
+    await requireReadable(c);
     const { orgId, folderUid, group } = params(c);
     const found = await deps.rules.group(orgId, folderUid, group);
     if (!found) throw groupNotFound();
@@ -37,6 +42,7 @@ export function registerAlertRuleGroups(r: Router, deps: AlertRuleGroupDeps): vo
   });
 
   r.get(`${path}/export`, readAccess, async (c) => {
+    await requireReadable(c);
     const { orgId, folderUid, group } = params(c);
     const found = await deps.rules.group(orgId, folderUid, group);
     if (!found) throw groupNotFound();
@@ -54,11 +60,11 @@ export function registerAlertRuleGroups(r: Router, deps: AlertRuleGroupDeps): vo
     const rules = body.rules?.map((rule, i) => check(RuleIn, nullsAbsent(rule), `bad request data: rules[${i}]`));
     if ((await folderTitle(deps, orgId, folderUid)) === undefined) throw invalidRule("folder does not exist");
     return c.json(shapeGroup(await deps.rules.replaceGroup(orgId, folderUid, group, { interval: body.interval, rules }, provenanceOf(c))));
-  });
+  }, { body: GroupIn });
 
   r.delete(path, { action: "alert.provisioning:write" }, async (c) => {
     const { orgId, folderUid, group } = params(c);
-    if (!(await deps.rules.deleteGroup(orgId, folderUid, group))) throw groupNotFound();
+    if (!(await deps.rules.deleteGroup(orgId, folderUid, group, provenanceOf(c)))) throw groupNotFound();
     return c.body(null, 204);
   });
 }

@@ -6,7 +6,9 @@ import { stringify as toYaml } from "yaml";
 import { type } from "../../../../lib/arktype.ts";
 import { queryParams } from "../../../../lib/http/query.ts";
 import { identityOf, type Router } from "../../access/guard.ts";
-import type { KindDescriptor } from "../../apis/kind.ts";
+import { createKindContext } from "../../apis/context.ts";
+import { FOLDER_ANNOTATION, type KindDescriptor } from "../../apis/kind.ts";
+import { hasPermission } from "../../core/identity/permissions.ts";
 import type { ResourceStore } from "../../apis/store.ts";
 import type { Provenance } from "../../core/content/alerting-common.ts";
 import { namespaceOf, type NamespaceContext } from "../../core/identity/namespaces.ts";
@@ -45,6 +47,19 @@ export async function folderTitle(deps: FolderDeps, orgId: number, uid: string):
   const bucket = { group: deps.folders.group, resource: deps.folders.resource, namespace: namespaceOf(orgId, deps.namespaces) };
   const folder = await deps.store.get(bucket, uid);
   return folder ? String(folder.spec.title ?? uid) : undefined;
+}
+
+/**
+ * May the caller read the rules of this folder: alert.rules:read and
+ * folders:read on it or a folder above (a Viewer reaches a folder's rules
+ * through the folder's managed permissions, as in the real product)
+ */
+export async function mayReadRulesIn(c: Context, deps: FolderDeps, folderUid: string): Promise<boolean> {
+  const identity = identityOf(c);
+  const ctx = createKindContext(identity, identity.orgId, deps.store, deps.namespaces, Date.now);
+  const folder = await deps.store.get(ctx.bucket(deps.folders.group, deps.folders.resource), folderUid);
+  const scopes = await deps.folders.scopes(ctx, folderUid, folder?.metadata.annotations[FOLDER_ANNOTATION]);
+  return hasPermission(identity.permissions, "alert.rules:read", scopes) && hasPermission(identity.permissions, "folders:read", scopes);
 }
 
 /** an export in the provisioning file format: YAML unless the Accept header or ?format asks for JSON; ?download=true as a file */

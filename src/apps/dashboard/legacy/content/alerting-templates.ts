@@ -18,7 +18,7 @@ export function registerNotificationTemplates(r: Router, deps: { templates: Temp
   r.put(`${base}/:name`, { action: "alert.provisioning:write" }, async (c) => {
     const body = await parseBody(c, TemplateIn);
     return c.json(await deps.templates.put(identityOf(c).orgId, c.req.param("name")!, body, provenanceOf(c)), 202);
-  });
+  }, { body: TemplateIn, responses: { 409: "alerting.notifications.conflict: the version given is not the current one" } });
 
   routeDeleteByName(r, base, deps.templates.delete);
 }

@@ -149,7 +149,7 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
       tags: [...new Set(c.req.queries("tags") ?? [])].filter(Boolean),
       matchAny: c.req.query("matchAny") === "true",
       orgVisible: hasPermission(ctx.identity.permissions, "annotations:read", [ORG]),
-      dashboards: await visibleDashboards(ctx, deps.dashboards, allowed),
+      dashboards: await visibleDashboards(ctx, deps.dashboards, allowed, dashboardUID),
     });
     return c.json(await render(rows));
   });
@@ -189,7 +189,7 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
       data: body.data ?? {},
     });
     return c.json({ message: "Annotation added", id });
-  });
+  }, { body: NewAnnotation });
 
   r.post("/api/annotations/graphite", { action: "annotations:create", scope: () => ORG }, async (c) => {
     const body = await bodyOf(c, Graphite, "Failed to save Graphite annotation");
@@ -210,7 +210,7 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
       data: {},
     });
     return c.json({ message: "Graphite annotation added", id });
-  });
+  }, { body: Graphite });
 
   // PUT replaces text and tags (and data when given); a zero or missing time keeps the stored one
   r.put("/api/annotations/:id", { action: "annotations:write" }, async (c) => {
@@ -223,7 +223,7 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
     if (body.data) change.data = body.data;
     await deps.annotations.update(row.orgId, row.id, change);
     return c.json({ message: "Annotation updated" });
-  });
+  }, { body: Change });
 
   // PATCH changes what is given: non-empty text, non-zero times, tags and data when not null
   r.patch("/api/annotations/:id", { action: "annotations:write" }, async (c) => {
@@ -238,7 +238,7 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
     if (body.data) change.data = body.data;
     await deps.annotations.update(row.orgId, row.id, change);
     return c.json({ message: "Annotation patched" });
-  });
+  }, { body: Change });
 
   r.delete("/api/annotations/:id", { action: "annotations:delete" }, async (c) => {
     const row = await existing(c, "annotations:delete");
@@ -265,7 +265,7 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
     await requireAllowed(ctx, "annotations:delete", d);
     await deps.annotations.deleteForDashboards(ctx.orgId, [d.uid], body.panelId);
     return c.json({ message: "Annotations deleted" });
-  });
+  }, { body: MassDelete, responses: { 404: "Dashboard not found, or Annotation not found (the annotationId named)" } });
 }
 
 /** the Graphite form's tags: an array of strings, or one string of space-separated tags */
@@ -284,9 +284,15 @@ async function visibleDashboards(
   ctx: KindContext,
   dashboards: DashboardAccess,
   allowed: (ctx: KindContext, action: string, d: DashboardRef) => Promise<boolean>,
+  /** the one dashboard asked for (a panel's refresh): only it is checked */
+  only?: string,
 ): Promise<string[] | undefined> {
   const p = ctx.identity.permissions;
   if (hasPermission(p, "annotations:read", [DASHBOARD]) && hasPermission(p, "dashboards:read", ["dashboards:*"])) return undefined;
+  if (only !== undefined) {
+    const d = await dashboards.get(ctx, only);
+    return d && (await allowed(ctx, "annotations:read", d)) ? [d.uid] : [];
+  }
   const out: string[] = [];
   for (const d of await dashboards.all(ctx)) if (await allowed(ctx, "annotations:read", d)) out.push(d.uid);
   return out;

@@ -42,8 +42,7 @@ export function checkLegacyUid(uid: string, folder: boolean): void {
 
 /** every object of a kind in the caller's organization with this deprecated numeric id */
 export async function objectById(ctx: KindContext, d: KindDescriptor, id: number): Promise<StoredObject | undefined> {
-  const wanted = String(id);
-  return (await ctx.store.list(ctx.bucket(d.group, d.resource))).find((o) => o.metadata.labels[INTERNAL_ID_LABEL] === wanted);
+  return ctx.store.byId(ctx.bucket(d.group, d.resource), id);
 }
 
 /** "user:<uid>" → the login the legacy API shows (the real product's "Anonymous" for one it no longer knows) */
@@ -74,6 +73,8 @@ export async function legacyErrors<T>(
     return await run;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
+    // the product's own structured errors (folder.accessEscalation, folder.maximum-depth-reached) keep their words
+    if (err.options.messageId) throw err;
     const causes = err.options.details?.causes as Array<{ message: string; field?: string }> | undefined;
     const mapped = byStatus[err.status]?.();
     if (mapped) throw mapped;

@@ -70,9 +70,7 @@ export async function saveDashboard(ctx: KindContext, deps: ContentDeps, req: Sa
   if (existing && version !== existing.metadata.generation && !overwrite) throw dashboardErrors.versionMismatch();
 
   // another dashboard of the same title in the target folder: refused, or taken over with overwrite
-  const sameTitle = (await ctx.store.list(dashboards)).find(
-    (o) => o !== existing && parentOf(o) === folder && titleOf(o) === title,
-  );
+  const sameTitle = (await ctx.store.byTitle(dashboards, folder, title)).find((o) => o !== existing);
   if (sameTitle) {
     if (!overwrite) throw dashboardErrors.nameExists();
     existing = sameTitle;
@@ -88,7 +86,9 @@ export async function saveDashboard(ctx: KindContext, deps: ContentDeps, req: Sa
   const stored = { ...spec, title: spec.title };
   const errors = { 403: dashboardErrors.saveDenied, 404: dashboardErrors.notFoundOnSave, 409: dashboardErrors.versionMismatch };
   if (existing) {
-    const body = { metadata: { name: existing.metadata.name, labels: existing.metadata.labels, annotations }, spec: stored };
+    // the version read is checked again in the write queue: of two saves of the same version, the second is a 412
+    const resourceVersion = overwrite ? undefined : existing.metadata.resourceVersion;
+    const body = { metadata: { name: existing.metadata.name, labels: existing.metadata.labels, annotations, resourceVersion }, spec: stored };
     return legacyErrors(updateObject(deps.dashboards, ctx, existing.metadata.name, body, { alwaysNewVersion: true }), errors);
   }
   const body = { metadata: { name: uid || newUid(), annotations }, spec: stored };

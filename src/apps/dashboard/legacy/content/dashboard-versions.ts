@@ -54,7 +54,7 @@ export function registerDashboardVersions(r: Router, deps: ContentDeps): void {
     const start = positiveInt(params.one("start"), 0);
     const token = params.one("continueToken");
     if (token !== undefined && token !== "" && !/^\d{1,18}$/.test(token)) throw new ApiError(400, "invalid continueToken");
-    const rows = await ctx.store.history(bucket(ctx), o.metadata.name, token || undefined, start + limit + 1);
+    const rows = await ctx.store.history(bucket(ctx), o.metadata.name, token || undefined, start + limit + 1, o.metadata.uid);
     const page = rows.slice(start, start + limit);
     const more = rows.length > start + limit;
     return c.json({
@@ -68,7 +68,7 @@ export function registerDashboardVersions(r: Router, deps: ContentDeps): void {
     const o = await writable(c, ctx);
     const raw = c.req.param("version")!;
     if (!/^\d{1,10}$/.test(raw)) throw new ApiError(400, "version is invalid");
-    const found = await ctx.store.atGeneration(bucket(ctx), o.metadata.name, Number(raw));
+    const found = await ctx.store.atGeneration(bucket(ctx), o.metadata.name, Number(raw), o.metadata.uid);
     if (!found) throw versionNotFound();
     return c.json({ ...(await versionMeta(found)), data: dashboardJson(found) });
   };
@@ -77,7 +77,7 @@ export function registerDashboardVersions(r: Router, deps: ContentDeps): void {
     const ctx = kindContext(c, deps);
     const o = await writable(c, ctx);
     const { version } = await parseBody(c, RestoreIn);
-    const old = await ctx.store.atGeneration(bucket(ctx), o.metadata.name, version);
+    const old = await ctx.store.atGeneration(bucket(ctx), o.metadata.name, version, o.metadata.uid);
     if (!old) throw versionNotFound();
     const saved = await saveDashboard(ctx, deps, {
       dashboard: { ...old.spec, uid: o.metadata.name, version: o.metadata.generation },

@@ -105,8 +105,11 @@ export function registerLegacyFolders(r: Router, deps: LegacyFolderDeps): void {
     const title = body.title.trim();
     if (!title) throw new ApiError(400, "folder title cannot be empty");
     const parent = deps.nested ? body.parentUid ?? "" : "";
+    // the right to create there first: what a parent holds is not told to who may not create in it
+    const target = await deps.folders.createScopes(ctx, uid, parent || undefined);
+    if (!hasPermission(ctx.identity.permissions, deps.folders.actions.create, target)) throw folderErrors.denied();
     if (parent && !(await ctx.store.get(bucket(ctx), parent))) throw folderErrors.notFound();
-    if (title.toLowerCase() === "general" || (await all(ctx)).some((f) => parentOf(f) === parent && titleOf(f) === title)) {
+    if (title.toLowerCase() === "general" || (await ctx.store.byTitle(bucket(ctx), parent, title)).length > 0) {
       throw new ApiError(400, "a folder with that name already exists");
     }
     const object = {
@@ -126,7 +129,7 @@ export function registerLegacyFolders(r: Router, deps: LegacyFolderDeps): void {
     const title = body.title === undefined ? titleOf(current) : body.title.trim();
     if (!title) throw new ApiError(400, "folder title cannot be empty");
     const parent = parentOf(current);
-    if (title !== titleOf(current) && (await all(ctx)).some((f) => f !== current && parentOf(f) === parent && titleOf(f) === title)) {
+    if (title !== titleOf(current) && (await ctx.store.byTitle(bucket(ctx), parent, title)).some((f) => f !== current)) {
       throw new ApiError(400, "a folder with that name already exists");
     }
     const spec = { ...current.spec, title, ...(body.description !== undefined ? { description: body.description } : {}) };

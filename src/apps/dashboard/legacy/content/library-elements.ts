@@ -202,7 +202,7 @@ export function registerLibraryElements(r: Router, deps: LibraryElementDeps): vo
     const input: ElementInput = { uid: body.uid, folderUid, name, kind: body.kind, model: body.model };
     const e = await deps.elements.create(ctx.orgId, input, identityOf(c).user.id, new Date(deps.now()));
     return c.json({ result: await dto(ctx, e) });
-  });
+  }, { body: NewElement });
 
   r.patch("/api/library-elements/:uid", { action: "library.panels:write" }, async (c) => {
     const body = await parseBody(c, Patch);
@@ -216,7 +216,7 @@ export function registerLibraryElements(r: Router, deps: LibraryElementDeps): vo
     const input: ElementInput = { uid: body.uid, folderUid, name, kind: body.kind ?? e.kind, model: body.model ?? e.model };
     const updated = await deps.elements.update(ctx.orgId, e, input, body.version, identityOf(c).user.id, new Date(deps.now()));
     return c.json({ result: await dto(ctx, updated) });
-  });
+  }, { body: Patch, responses: { 412: "the library element has been changed by someone else (the version sent is not the current one)" } });
 
   r.delete("/api/library-elements/:uid", { action: "library.panels:delete" }, async (c) => {
     const { ctx, e } = await readable(c);

@@ -63,18 +63,21 @@ export function registerPreferences(r: Router, deps: PreferenceDeps): void {
   };
   const updated = (c: Context) => c.text(JSON.stringify({ message: "Preferences updated" }), 200, { "Content-Type": "text/plain; charset=utf-8" });
 
-  const family = (path: string, owner: (c: Context) => Promise<Owner>, read: Access, write: Access) => {
+  const homeMissing = "Dashboard not found: the home dashboard named is not there or the caller cannot read it";
+  /** the routes of one owner's preferences; `missing`: what a 404 of a write means */
+  const family = (path: string, owner: (c: Context) => Promise<Owner>, read: Access, write: Access, missing = homeMissing) => {
+    const doc = { body: PreferencesIn, responses: { 404: missing } };
     r.get(path, read, async (c) => c.json(await show(c, await deps.preferences.get(await owner(c)))));
     r.put(path, write, async (c) => {
       const who = await owner(c);
       await deps.preferences.replace(who, await parse(c));
       return updated(c);
-    });
+    }, doc);
     r.patch(path, write, async (c) => {
       const who = await owner(c);
       await deps.preferences.patch(who, await parse(c));
       return updated(c);
-    });
+    }, doc);
   };
 
   const self = { signedIn: true } as const;
@@ -96,5 +99,6 @@ export function registerPreferences(r: Router, deps: PreferenceDeps): void {
     },
     { action: "teams:read", scope: teamScope },
     { action: "teams:write", scope: teamScope },
+    `Team not found, or ${homeMissing}`,
   );
 }

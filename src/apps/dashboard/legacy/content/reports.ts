@@ -151,7 +151,7 @@ export function registerReports(r: Router, deps: ReportDeps): void {
     await requireDashboards(ctx, body.dashboards.map((d) => d.uid));
     const id = await deps.reports.create(ctx.orgId, identityOf(c).user.id, body, new Date(deps.now()));
     return c.json({ id, message: "Report created" });
-  });
+  }, { body: ReportIn });
 
   r.put("/api/reports/:id", { action: "reports:write", scope }, async (c) => {
     const id = reportId(c);
@@ -161,7 +161,7 @@ export function registerReports(r: Router, deps: ReportDeps): void {
     await requireDashboards(ctx, body.dashboards.map((d) => d.uid));
     await deps.reports.update(ctx.orgId, id, body, new Date(deps.now()));
     return c.json({ message: "Report updated" });
-  });
+  }, { body: ReportIn });
 
   r.delete("/api/reports/:id", { action: "reports:delete", scope }, async (c) => {
     await deps.reports.delete(identityOf(c).orgId, reportId(c));

@@ -26,7 +26,7 @@ const Item = type({
   "role?": "string",
   permission: "number.integer",
 });
-const UpdateIn = type({ items: Item.array().atMostLength(1000) });
+const UpdateIn = type({ items: Item.array().atMostLength(500) });
 
 export interface ResourcePermissionDeps extends ContentDeps {
   pg: PGlite;
@@ -150,6 +150,15 @@ async function teamsOf(ctx: KindContext, deps: ResourcePermissionDeps) {
  */
 async function checkItems(ctx: KindContext, deps: ResourcePermissionDeps, list: ReadonlyArray<typeof Item.infer>): Promise<EntryInput[]> {
   const out: EntryInput[] = [];
+  // the users and teams named, looked up at once
+  const userIds = list.map((i) => i.userId || 0).filter((id) => id > 0);
+  const teamIds = list.map((i) => i.teamId || 0).filter((id) => id > 0);
+  const [m, t] = await Promise.all([
+    deps.pg.query<{ id: number }>("select user_id as id from org_members where org_id = $1 and user_id = any($2::int[])", [ctx.orgId, userIds]),
+    deps.pg.query<{ id: number }>("select id from teams where org_id = $1 and id = any($2::int[])", [ctx.orgId, teamIds]),
+  ]);
+  const members = new Set(m.rows.map((r) => Number(r.id)));
+  const teams = new Set(t.rows.map((r) => Number(r.id)));
   for (const [i, item] of list.entries()) {
     const at = `items[${i}]`;
     if (item.permission !== 1 && item.permission !== 2 && item.permission !== 4) {
@@ -163,14 +172,8 @@ async function checkItems(ctx: KindContext, deps: ResourcePermissionDeps, list: 
     if (role && role !== "Viewer" && role !== "Editor") {
       throw badRequest(`${at}.role must be "Viewer" or "Editor" (Admins hold every permission through their role)`);
     }
-    if (userId) {
-      const r = await deps.pg.query("select 1 from org_members where org_id = $1 and user_id = $2", [ctx.orgId, userId]);
-      if (!r.rows.length) throw badRequest(`${at}.userId: user ${userId} is not a member of this organization`);
-    }
-    if (teamId) {
-      const r = await deps.pg.query("select 1 from teams where org_id = $1 and id = $2", [ctx.orgId, teamId]);
-      if (!r.rows.length) throw badRequest(`${at}.teamId: team ${teamId} is not in this organization`);
-    }
+    if (userId && !members.has(userId)) throw badRequest(`${at}.userId: user ${userId} is not a member of this organization`);
+    if (teamId && !teams.has(teamId)) throw badRequest(`${at}.teamId: team ${teamId} is not in this organization`);
     const entry: EntryInput = {
       userId: userId || null, teamId: teamId || null, role: role ? (role as "Viewer" | "Editor") : null, permission: item.permission,
     };

@@ -39,5 +39,5 @@ export function registerDataSourceLbac(r: Router, deps: { registry: DataSourceRe
     const body = await parseBody(c, RulesIn);
     const rules = await lbac.replace(ds, body.rules);
     return c.json({ id: ds.id, message: "Data source LBAC rules updated", name: ds.name, rules, uid: ds.uid });
-  });
+  }, { body: RulesIn });
 }

@@ -50,12 +50,13 @@ export function registerDataSourcePermissions(r: Router, deps: IdentityDeps, reg
     return c.json({ message: done === "removed" ? "Permission removed" : "Permission updated" });
   };
   const write = { action: "datasources.permissions:write", scope };
-  r.post(`${base}/:uid/users/:id`, write, set((c) => ({ userId: numericParam(c, "id", "userID is invalid") })));
-  r.post(`${base}/:uid/teams/:id`, write, set((c) => ({ teamId: numericParam(c, "id", "teamID is invalid") })));
+  const doc = { body: PermissionIn };
+  r.post(`${base}/:uid/users/:id`, write, set((c) => ({ userId: numericParam(c, "id", "userID is invalid") })), doc);
+  r.post(`${base}/:uid/teams/:id`, write, set((c) => ({ teamId: numericParam(c, "id", "teamID is invalid") })), doc);
   r.post(`${base}/:uid/builtInRoles/:role`, write, set((c) => {
     const role = c.req.param("role") ?? "";
     const known = BUILTIN_ROLES.find((b) => b === role);
     if (!known) throw badRequest(`failed to set role permission: the basic role must be one of ${BUILTIN_ROLES.join(", ")}`);
     return { builtinRole: known };
-  }));
+  }), doc);
 }

@@ -91,15 +91,19 @@ export function registerDataSources(r: Router, deps: DataSourceRouteDeps): void 
   r.post("/api/datasources", { action: "datasources:create" }, async (c) => {
     const created = await createDataSource(deps, callerOf(c), await inputOf(c));
     return c.json({ datasource: dataSourceJson(created), id: created.id, message: "Datasource added", name: created.name });
-  });
+  }, { body: DataSourceIn, responses: { 409: "data source with the same name (or uid) already exists" } });
 
   const update = (by: LookupBy) => async (c: Context) => {
     const existing = found(c, by);
     const updated = await updateDataSource(deps, callerOf(c), existing, await inputOf(c));
     return c.json({ datasource: dataSourceJson(updated), id: updated.id, message: "Datasource updated", name: updated.name });
   };
-  r.put("/api/datasources/uid/:uid", { action: "datasources:write", scope: scope("uid") }, update("uid"));
-  r.put("/api/datasources/:id", { action: "datasources:write", scope: scope("id") }, update("id"));
+  const updateDoc = {
+    body: DataSourceIn,
+    responses: { 409: "a data source with the same name already exists, or the version sent is not the current one (Datasource has already been updated by someone else)" },
+  };
+  r.put("/api/datasources/uid/:uid", { action: "datasources:write", scope: scope("uid") }, update("uid"), updateDoc);
+  r.put("/api/datasources/:id", { action: "datasources:write", scope: scope("id") }, update("id"), updateDoc);
 
   const remove = (by: LookupBy) => async (c: Context) => {
     const existing: DataSourceRecord = found(c, by);

@@ -53,12 +53,12 @@ export function registerAccessControl(r: Router, deps: IdentityDeps, options: { 
   r.post("/api/access-control/roles", { action: "roles:write", scope: () => "permissions:type:delegate" }, async (c) => {
     const body = await parseBody(c, RoleIn);
     return c.json(await createRole(deps, caller(c), body, validate));
-  });
+  }, { body: RoleIn, responses: { 409: "a role with this uid or name already exists" } });
 
   r.put("/api/access-control/roles/:uid", { action: "roles:write", scope: () => "permissions:type:delegate" }, async (c) => {
     const body = await parseBody(c, RoleIn);
     return c.json(await updateRole(deps, caller(c), c.req.param("uid")!, body, validate));
-  });
+  }, { body: RoleIn, responses: { 409: "the role has been changed since the version sent (a version older than the current one)" } });
 
   r.delete("/api/access-control/roles/:uid", { action: "roles:delete", scope: () => "permissions:type:delegate" }, async (c) => {
     await deleteRole(deps, caller(c), c.req.param("uid")!, c.req.query("force") === "true");
@@ -69,7 +69,7 @@ export function registerAccessControl(r: Router, deps: IdentityDeps, options: { 
     const body = await parseBody(c, HardResetIn);
     if (body.BasicRoles) await hardReset(deps);
     return c.json({ message: "Reset performed" });
-  });
+  }, { body: HardResetIn });
 
   r.get("/api/access-control/teams/:teamId/roles", { action: "teams.roles:read", scope: teamScope }, async (c) =>
     c.json(await listTeamRoles(deps, identityOf(c).orgId, teamId(c))),
@@ -80,14 +80,14 @@ export function registerAccessControl(r: Router, deps: IdentityDeps, options: { 
     const body = await parseBody(c, TeamRolesIn);
     await setTeamRoles(deps, caller(c), id, body.roleUids, body.includeHidden ?? false);
     return c.json({ message: "Team roles have been updated." });
-  });
+  }, { body: TeamRolesIn });
 
   r.post("/api/access-control/teams/:teamId/roles", { action: "teams.roles:add", scope: teamScope }, async (c) => {
     const id = teamId(c);
     const body = await parseBody(c, TeamRoleIn);
     await addTeamRole(deps, caller(c), id, body.roleUid);
     return c.json({ message: "Role added to the team." });
-  });
+  }, { body: TeamRoleIn });
 
   r.delete("/api/access-control/teams/:teamId/roles/:roleUid", { action: "teams.roles:remove", scope: teamScope }, async (c) => {
     await removeTeamRole(deps, caller(c), teamId(c), c.req.param("roleUid")!);

@@ -36,7 +36,7 @@ export function registerLogin(r: Router, deps: LoginDeps): void {
       expires: session.expiresAt,
     });
     return c.json({ message: "Logged in" });
-  });
+  }, { body: Login, responses: { 401: "Invalid username or password (or password sign-in is disabled in this edition)" } });
 
   r.get("/logout", { public: true }, async (c) => {
     const token = getCookie(c, SESSION_COOKIE);

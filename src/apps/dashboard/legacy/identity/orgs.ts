@@ -50,13 +50,13 @@ export function registerOrgs(r: Router, deps: IdentityDeps, options: OrgRouteOpt
     const body = await parseBody(c, NewUser);
     const user = await createUser(deps, { ...body, orgId: body.OrgId ?? body.orgId });
     return c.json({ id: user.id, uid: user.uid, message: "User created" });
-  });
+  }, { body: NewUser, responses: { 412: "User with this email or username already exists" } });
 
   r.post("/api/orgs", { action: "orgs:create" }, async (c) => {
     const body = await parseBody(c, NewOrg);
     const orgId = await createOrg(deps, body.name, identityOf(c).user);
     return c.json({ orgId, message: "Organization created" });
-  });
+  }, { body: NewOrg, responses: { 409: "Organization name taken" } });
 
   // every organization: orgs:read on all of them (server admins); Viewers hold orgs:read for their own only
   r.get("/api/orgs", { action: "orgs:read", scope: () => "orgs:*" }, async (c) =>
@@ -74,7 +74,7 @@ export function registerOrgs(r: Router, deps: IdentityDeps, options: OrgRouteOpt
   r.put("/api/org", { action: "orgs:write" }, async (c) => {
     await renameOrg(deps, identityOf(c).orgId, (await parseBody(c, NewOrg)).name);
     return c.json({ message: "Organization updated" });
-  });
+  }, { body: NewOrg, responses: { 409: "Organization name taken" } });
 
   // permissions are those the caller holds in the organization of the path
   const inPathOrg = { orgOf: (c: Context) => c.req.param("orgId") };
@@ -88,7 +88,7 @@ export function registerOrgs(r: Router, deps: IdentityDeps, options: OrgRouteOpt
   r.put("/api/orgs/:orgId", { action: "orgs:write", ...inPathOrg }, async (c) => {
     await renameOrg(deps, pathOrg(c), (await parseBody(c, NewOrg)).name);
     return c.json({ message: "Organization updated" });
-  });
+  }, { body: NewOrg, responses: { 409: "Organization name taken" } });
 
   // any organization but the caller's current one: server admins (orgs:delete on orgs:*)
   r.delete("/api/orgs/:orgId", { action: "orgs:delete", scope: () => "orgs:*" }, async (c) => {
@@ -106,14 +106,14 @@ export function registerOrgs(r: Router, deps: IdentityDeps, options: OrgRouteOpt
       const body = await parseBody(c, NewMember);
       const userId = await addOrgMember(deps, memberCaller(c), orgOf(c), body.loginOrEmail, body.role);
       return c.json({ message: "User added to organization", userId });
-    });
+    }, { body: NewMember, responses: { 409: "User is already member of this organization" } });
 
     r.patch(`${base}/users/:userId`, { action: "org.users:write", ...access }, async (c) => {
       const userId = parseId(c.req.param("userId"), "userId is invalid");
       const body = await parseBody(c, MemberRole);
       await updateOrgMember(deps, memberCaller(c), orgOf(c), userId, body.role);
       return c.json({ message: "Organization user updated" });
-    });
+    }, { body: MemberRole });
 
     r.delete(`${base}/users/:userId`, { action: "org.users:remove", ...access }, async (c) => {
       const userId = parseId(c.req.param("userId"), "userId is invalid");

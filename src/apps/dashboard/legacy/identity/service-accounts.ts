@@ -50,7 +50,7 @@ export function registerServiceAccounts(r: Router, deps: IdentityDeps): void {
   r.post("/api/serviceaccounts", { action: "serviceaccounts:create" }, async (c) => {
     const body = await parseBody(c, NewAccount);
     return c.json(await createServiceAccount(deps, caller(c), { ...body, role: role(body.role) }), 201);
-  });
+  }, { body: NewAccount });
 
   r.get("/api/serviceaccounts/:id", { action: "serviceaccounts:read", scope }, async (c) =>
     c.json(await getServiceAccount(deps, caller(c), accountId(c))),
@@ -60,7 +60,7 @@ export function registerServiceAccounts(r: Router, deps: IdentityDeps): void {
     const id = accountId(c);
     const body = await parseBody(c, AccountChange);
     return c.json(await updateServiceAccount(deps, caller(c), id, { ...body, role: role(body.role) }));
-  });
+  }, { body: AccountChange });
 
   r.delete("/api/serviceaccounts/:id", { action: "serviceaccounts:delete", scope }, async (c) => {
     await deleteServiceAccount(deps, caller(c), accountId(c));
@@ -75,7 +75,7 @@ export function registerServiceAccounts(r: Router, deps: IdentityDeps): void {
     const id = accountId(c);
     const body = await parseBody(c, NewToken);
     return c.json(await createToken(deps, caller(c), id, body));
-  });
+  }, { body: NewToken });
 
   r.delete("/api/serviceaccounts/:id/tokens/:tokenId", { action: "serviceaccounts:write", scope }, async (c) => {
     const id = accountId(c);

@@ -38,7 +38,7 @@ export function registerTeamGroups(r: Router, deps: IdentityDeps): void {
     const body = await parseBody(c, NewGroup);
     await addTeamGroup(deps, identityOf(c).orgId, id, body.groupId);
     return c.json({ message: "Group added to Team" });
-  });
+  }, { body: NewGroup });
 
   r.delete(base, write, async (c) => {
     const id = teamId(c);

@@ -20,7 +20,7 @@ export function registerTeams(r: Router, deps: IdentityDeps): void {
   r.post("/api/teams", { action: "teams:create" }, async (c) => {
     const body = await parseBody(c, NewTeam);
     return c.json(await createTeam(deps, identityOf(c).orgId, body));
-  });
+  }, { body: NewTeam, responses: { 409: "Team name taken" } });
 
   r.get("/api/teams/search", { action: "teams:read" }, async (c) => {
     const id = identityOf(c);
@@ -41,7 +41,7 @@ export function registerTeams(r: Router, deps: IdentityDeps): void {
     const body = await parseBody(c, NewTeam);
     await updateTeam(deps, identityOf(c).orgId, teamId(c), body);
     return c.json({ message: "Team updated" });
-  });
+  }, { body: NewTeam, responses: { 409: "Team name taken" } });
 
   r.delete("/api/teams/:id", { action: "teams:delete", scope }, async (c) => {
     await deleteTeam(deps, identityOf(c).orgId, teamId(c));
@@ -57,7 +57,7 @@ export function registerTeams(r: Router, deps: IdentityDeps): void {
     const body = await parseBody(c, NewMember);
     await addTeamMember(deps, identityOf(c).orgId, id, body.userId);
     return c.json({ message: "Member added to Team" });
-  });
+  }, { body: NewMember });
 
   r.delete("/api/teams/:id/members/:userId", { action: "teams.permissions:write", scope }, async (c) => {
     const id = teamId(c);

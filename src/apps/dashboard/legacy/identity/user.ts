@@ -34,7 +34,7 @@ export function registerUser(r: Router, deps: IdentityDeps, preferences: Prefere
     const session = id.method === "session" ? getCookie(c, SESSION_COOKIE) : undefined;
     await changePassword(deps, id.user, body.oldPassword, body.newPassword, session);
     return c.json({ message: "User password changed" });
-  });
+  }, { body: PasswordChange });
 
   // the organizations the user may switch to (the real product's [{orgId, name, role}])
   r.get("/api/user/orgs", self, async (c) => c.json(await userOrgs(deps, identityOf(c).user.id)));

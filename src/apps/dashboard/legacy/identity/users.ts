@@ -55,7 +55,7 @@ export function registerUsers(r: Router, deps: IdentityDeps): void {
   r.put("/api/users/:id", onUser("users:write"), async (c) => {
     await updateUser(deps, userId(c), await parseBody(c, UserUpdate));
     return c.json({ message: "User updated" });
-  });
+  }, { body: UserUpdate, responses: { 409: "Update would result in user login conflict: another user has this login or email" } });
 
   r.put("/api/admin/users/:id/permissions", onUser("users.permissions:write"), async (c) => {
     const body = await parseBody(c, AdminFlag);
@@ -63,7 +63,7 @@ export function registerUsers(r: Router, deps: IdentityDeps): void {
     if (flag === undefined) throw new ApiError(400, "bad request data: isSvcAdmin must be boolean (was missing)");
     await setServerAdmin(deps, userId(c), flag);
     return c.json({ message: "User permissions updated" });
-  });
+  }, { body: AdminFlag });
 
   r.delete("/api/admin/users/:id", onUser("users:delete"), async (c) => {
     const id = userId(c);
@@ -76,7 +76,7 @@ export function registerUsers(r: Router, deps: IdentityDeps): void {
     const body = await parseBody(c, NewPassword);
     await adminSetPassword(deps, userId(c), body.password);
     return c.json({ message: "User password updated" });
-  });
+  }, { body: NewPassword });
 
   r.post("/api/admin/users/:id/disable", onUser("users:disable"), async (c) => {
     const id = userId(c);
