@@ -8,22 +8,31 @@ import type { ResourceStore } from "./store.ts";
 export function createKindContext(identity: Identity, orgId: number, store: ResourceStore, namespaces: NamespaceContext, now: () => number): KindContext {
   const namespace = namespaceOf(orgId, namespaces);
   const bucket = (group: string, resource: string) => ({ group, resource, namespace });
+  const chains = new Map<string, Promise<string[]>>();
   return {
+    throughFolder: new Map(),
     identity,
     namespace,
     orgId,
     store,
     now,
     bucket,
-    async folderChain(folder) {
-      const chain: string[] = [];
-      let next = folder;
-      while (next && !chain.includes(next) && chain.length < 16) {
-        chain.push(next);
-        const parent = await store.get(bucket("folder.svc.app", "folders"), next);
-        next = parent?.metadata.annotations[FOLDER_ANNOTATION];
-      }
-      return chain;
+    folderChain(folder) {
+      if (!folder) return Promise.resolve([]);
+      let chain = chains.get(folder);
+      if (!chain) chains.set(folder, (chain = walk(folder)));
+      return chain.then((c) => [...c]);
     },
   };
+
+  async function walk(folder: string): Promise<string[]> {
+    const chain: string[] = [];
+    let next: string | undefined = folder;
+    while (next && !chain.includes(next) && chain.length < 16) {
+      chain.push(next);
+      const parent = await store.get(bucket("folder.svc.app", "folders"), next);
+      next = parent?.metadata.annotations[FOLDER_ANNOTATION];
+    }
+    return chain;
+  }
 }

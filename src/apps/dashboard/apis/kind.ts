@@ -22,8 +22,10 @@ export interface KindContext {
   now: () => number;
   /** the bucket of another kind in the same namespace */
   bucket(group: string, resource: string): BucketKey;
-  /** folder names from the object's folder up to the root */
+  /** folder names from the object's folder up to the root (remembered for the request) */
   folderChain(folder: string | undefined): Promise<string[]>;
+  /** what this request found of "<action> through folder <f>": a list checks each folder once, not once per object */
+  readonly throughFolder: Map<string, boolean>;
 }
 
 export interface KindDescriptor {
