@@ -48,6 +48,8 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   }
   const [modules, admin] = loaded.value;
   const listeners: Array<[ServiceName, Listener]> = [];
+  /** the port each listener got (a port configured as 0 is chosen when it listens): the dashboard shows these */
+  const boundPorts: Partial<Record<ServiceName, number>> = {};
   // before any registry registers prom-client's default metrics: no heap walk at every scrape on Bun
   await skipHeapSpaceWalks();
   // one pool of worker threads for the process (queries, chunk encoding), started on the first task
@@ -60,7 +62,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   const closers: Array<() => Promise<void>> = [];
   try {
     const deps = { config, db, logger, lifecycle, runner: pool, decoder };
-    const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, ...options });
+    const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, boundPorts, ...options });
     closers.push(dashboard.close);
     const apps: Array<[ServiceName, number, FetchHandler]> = [["dashboard", config.dashboard.http_port, dashboard.app.fetch]];
     // the stores share the server block's TLS, as dskit's listeners do; the dashboard has its own
@@ -86,7 +88,9 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
     const limited = timeoutLimits(timeouts);
     if (limited) logger.warn(limited);
     for (const [name, port, fetch] of apps) {
-      listeners.push([name, await listen(fetch, { host: config.server.host, port, tls: tlsOf(name), timeouts })]);
+      const listener = await listen(fetch, { host: config.server.host, port, tls: tlsOf(name), timeouts });
+      listeners.push([name, listener]);
+      boundPorts[name] = Number(new URL(listener.url).port);
     }
   } catch (err) {
     await Promise.all(listeners.map(([, l]) => l.close(true)));

@@ -196,7 +196,8 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerAnnotations(r, { annotations, dashboards: dashboardAccess, model: identity.model, now });
   registerLibraryElements(r, { elements: libraryElements, dashboards: dashboardAccess, store, model: identity.model, now });
   registerPreferences(r, { preferences, dashboards: dashboardAccess, identity });
-  const rootUrl = config.dashboard.root_url || `http://localhost:${config.dashboard.http_port}/`;
+  // the port a listener configured with 0 was given, once it listens (licences, links, the admin page)
+  const rootUrl = () => config.dashboard.root_url || `http://localhost:${deps.boundPorts?.dashboard ?? config.dashboard.http_port}/`;
   let licences: LicenceStore | undefined;
   if (enterprise) {
     // loaded only here: the oss edition never pays for the JWT and time-zone libraries
@@ -232,7 +233,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerFrontendSettings(r, {
     edition: config.server.edition, licences, rootUrl, adminPasswordIsDefault: defaultPasswordCheck(db.pg), now,
   });
-  registerServerAdmin(r, { config, pg: db.pg, dataDir: db.dataDir, now });
+  registerServerAdmin(r, { config, pg: db.pg, dataDir: db.dataDir, now, boundPorts: deps.boundPorts ?? {} });
   registerAdminPage(r, deps);
   return {
     app,

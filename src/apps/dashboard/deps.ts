@@ -13,4 +13,9 @@ export interface DashboardDeps {
   adminFiles: Map<string, Uint8Array>;
   /** the clock, in epoch milliseconds (tests move it) */
   now?: () => number;
+  /** the ports the listeners were bound to, filled in once they listen (a port configured as 0 is chosen then) */
+  boundPorts?: BoundPorts;
 }
+
+/** listener name ("dashboard", "logs", "metrics", "logs proxy") -> the port it listens on */
+export type BoundPorts = Partial<Record<string, number>>;

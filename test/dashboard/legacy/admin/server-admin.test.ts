@@ -89,3 +89,22 @@ describe("GET /api/admin/stats (data dir on disk)", () => {
     expect((await t.api.get("/api/admin/stats", { auth: ADMIN })).body.storage.bytes).toBe(r.body.storage.bytes);
   });
 });
+
+describe("ports chosen with 0 (issue 21): what the dashboard reports is where the listeners are", () => {
+  const t = useServer({ "server.edition": "enterprise" });
+
+  it("GET /api/admin/settings shows the bound ports; appUrl and DELETE /api/licensing/token use the dashboard's", async () => {
+    const port = (url: string | undefined) => new URL(url!).port;
+    const settings = (await t.api.get("/api/admin/settings", { auth: ADMIN })).body;
+    expect(settings.dashboard.http_port).toBe(port(t.server.urls.dashboard));
+    expect(settings.logs.http_port).toBe(port(t.server.urls.logs));
+    expect(settings.metrics.http_port).toBe(port(t.server.urls.metrics));
+    expect(settings.dashboard.http_port).not.toBe("0");
+    const appUrl = `http://localhost:${port(t.server.urls.dashboard)}/`;
+    expect((await t.api.get("/api/frontend/settings", { auth: ADMIN })).body.licenseInfo.appUrl).toBe(appUrl);
+    const del = await t.api.delete("/api/licensing/token", { auth: ADMIN, body: { instance: appUrl } });
+    expect(del.status).toBe(202);
+    const wrong = await t.api.delete("/api/licensing/token", { auth: ADMIN, body: { instance: "http://localhost:0/" } });
+    expect(wrong.status).toBe(422);
+  });
+});

@@ -21,7 +21,12 @@ const durationPaths = new Set(configKeys.filter((k) => k.kind === "duration").ma
 
 export type SettingsBag = Record<string, Record<string, string>>;
 
-export function adminSettings(config: Config): SettingsBag {
+/** where each listener's port is in the settings: a port configured as 0 is shown as the one it was given */
+const PORT_KEYS: Array<[listener: string, section: string, key: string]> = [
+  ["dashboard", "dashboard", "http_port"], ["logs", "logs", "http_port"], ["metrics", "metrics", "http_port"], ["logs proxy", "logs", "auth_proxy.port"],
+];
+
+export function adminSettings(config: Config, bound: Partial<Record<string, number>> = {}): SettingsBag {
   // masked first, so a secret never reaches the flattening even if a rule below were wrong
   const masked = maskedConfig(config);
   const bag: SettingsBag = {};
@@ -30,6 +35,10 @@ export function adminSettings(config: Config): SettingsBag {
     const keys: Record<string, string> = {};
     flatten(block as Record<string, unknown>, section, "", keys);
     bag[section] = keys;
+  }
+  for (const [listener, section, key] of PORT_KEYS) {
+    const port = bound[listener];
+    if (port !== undefined && bag[section]?.[key] === "0") bag[section]![key] = String(port);
   }
   return bag;
 }

@@ -37,11 +37,11 @@ async function verifyFor(token: string, key: CryptoKey | undefined, now: number,
   return claims;
 }
 
-export function createLicenceStore(pg: PGlite, key: CryptoKey | undefined, rootUrl: string): LicenceStore {
+export function createLicenceStore(pg: PGlite, key: CryptoKey | undefined, rootUrl: () => string): LicenceStore {
   const stored = async () => (await pg.query<{ token: string }>("select token from licence where id = 1")).rows[0]?.token;
   return {
     async install(token, now) {
-      const claims = await verifyFor(token, key, now, rootUrl);
+      const claims = await verifyFor(token, key, now, rootUrl());
       await pg.query(
         "insert into licence (id, token, updated_at) values (1, $1, now()) on conflict (id) do update set token = excluded.token, updated_at = now()",
         [token.trim()],
@@ -51,7 +51,7 @@ export function createLicenceStore(pg: PGlite, key: CryptoKey | undefined, rootU
     async current(now) {
       const token = await stored();
       if (token === undefined) return undefined;
-      return verifyFor(token, key, now, rootUrl).catch((err: unknown) => {
+      return verifyFor(token, key, now, rootUrl()).catch((err: unknown) => {
         if (err instanceof LicenceError) return err;
         throw err;
       });

@@ -16,7 +16,8 @@ export interface FrontendSettingsDeps {
   /** the licence (enterprise and cloud editions) */
   licences: LicenceStore | undefined;
   /** the server's root URL (licenseInfo.appUrl) */
-  rootUrl: string;
+  /** the dashboard's root URL (with the bound port when it was chosen with 0) */
+  rootUrl: () => string;
   /** adminHasDefaultPassword, memoised (core/identity/bootstrap.ts) */
   adminPasswordIsDefault: () => Promise<boolean>;
   now: () => number;
@@ -64,6 +65,6 @@ async function licenseInfo(deps: FrontendSettingsDeps, serverAdmin: boolean): Pr
     enabledFeatures: {},
     hasValidLicense: valid,
     ...(trialExp !== undefined ? { trialExpiry: trialExp } : {}),
-    appUrl: deps.rootUrl,
+    appUrl: deps.rootUrl(),
   };
 }

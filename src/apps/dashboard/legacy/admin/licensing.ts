@@ -16,7 +16,8 @@ const RemoveIn = type({ "instance?": "string" });
 export interface LicensingDeps {
   licences: LicenceStore;
   /** this server's root URL, which a removal must name */
-  rootUrl: string;
+  /** the dashboard's root URL (with the bound port when it was chosen with 0) */
+  rootUrl: () => string;
   now: () => number;
 }
 
@@ -55,7 +56,7 @@ export function registerLicensing(r: Router, deps: LicensingDeps): void {
   r.delete("/api/licensing/token", { action: "licensing:delete" }, async (c) => {
     passwordOnly(c);
     const body = await parseBody(c, RemoveIn);
-    if (!body.instance || !sameInstance(body.instance, deps.rootUrl)) {
+    if (!body.instance || !sameInstance(body.instance, deps.rootUrl())) {
       throw new ApiError(422, "incorrect instance name provided");
     }
     await deps.licences.remove();

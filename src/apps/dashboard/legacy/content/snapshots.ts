@@ -22,7 +22,7 @@ const SnapshotIn = type({
 export interface SnapshotDeps {
   snapshots: SnapshotStore;
   /** the dashboard server's root URL (ends with /) */
-  rootUrl: string;
+  rootUrl: () => string;
   now: () => number;
 }
 
@@ -41,9 +41,9 @@ export function registerSnapshots(r: Router, deps: SnapshotDeps): void {
     const s = await deps.snapshots.create(id.orgId, id.user.id, body, new Date(deps.now()));
     return c.json({
       deleteKey: s.deleteKey,
-      deleteUrl: `${deps.rootUrl}api/snapshots-delete/${s.deleteKey}`,
+      deleteUrl: `${deps.rootUrl()}api/snapshots-delete/${s.deleteKey}`,
       key: s.key,
-      url: `${deps.rootUrl}dashboard/snapshot/${s.key}`,
+      url: `${deps.rootUrl()}dashboard/snapshot/${s.key}`,
       id: s.id,
     });
   }, { body: SnapshotIn, responses: { 409: "the key or delete key is taken" } });
