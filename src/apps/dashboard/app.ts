@@ -193,7 +193,9 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   });
   const dashboards = dashboardKind({ dependents, permissions: identity.resourcePermissions });
   const dashboardAccess = createDashboardAccess({ store, namespaces, dashboards, now });
-  registerAnnotations(r, { annotations, dashboards: dashboardAccess, model: identity.model, now });
+  registerAnnotations(r, {
+    annotations, dashboards: dashboardAccess, model: identity.model, now, permissionsRevision: () => identity.resourcePermissions.revision(),
+  });
   registerLibraryElements(r, { elements: libraryElements, dashboards: dashboardAccess, store, model: identity.model, now });
   registerPreferences(r, { preferences, dashboards: dashboardAccess, identity });
   // the port a listener configured with 0 was given, once it listens (licences, links, the admin page)

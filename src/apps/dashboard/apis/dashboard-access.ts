@@ -31,6 +31,8 @@ export interface DashboardAccess {
   canRead(ctx: KindContext, d: DashboardRef): Promise<boolean>;
   /** may the caller do `action` on the dashboard through any of `extra` or its own scopes */
   may(ctx: KindContext, d: DashboardRef, action: string, extra?: string[]): Promise<boolean>;
+  /** changes whenever a dashboard or folder of the caller's organization changes */
+  revision(ctx: KindContext): Promise<string>;
   /** a folder's title, or undefined when there is no such folder */
   folderTitle(ctx: KindContext, uid: string): Promise<string | undefined>;
 }
@@ -71,6 +73,9 @@ export function createDashboardAccess(deps: DashboardAccessDeps): DashboardAcces
     async may(ctx, d, action, extra = []) {
       if (hasPermission(ctx.identity.permissions, action, [...extra, `dashboards:uid:${d.uid}`])) return true;
       return hasPermission(ctx.identity.permissions, action, await access.scopes(ctx, d));
+    },
+    async revision(ctx) {
+      return `${await deps.store.revision(key(ctx))}:${await deps.store.revision(ctx.bucket("folder.svc.app", "folders"))}`;
     },
     async folderTitle(ctx, uid) {
       const f = await deps.store.get(ctx.bucket("folder.svc.app", "folders"), uid);

@@ -118,4 +118,28 @@ describe("access hardening (issue 21 review)", () => {
     expect((await t.api.delete(`${P}/folder/ah-rules/rule-groups/g1`, { auth: ADMIN, headers: { "X-Disable-Provenance": "true" } })).status).toBe(403);
     expect((await t.api.delete(`${P}/folder/ah-rules/rule-groups/g1`, { auth: ADMIN })).status).toBe(204);
   });
+
+  it("a Viewer's annotation list follows the folder permissions as they change (its per-caller cache is refreshed)", async () => {
+    await folder("ah-ann");
+    const save = (uid: string, folderUid = "") => t.api.post("/api/dashboards/db", { auth: ADMIN, body: { dashboard: { uid, title: uid }, folderUid } });
+    await save("ah-ann-in", "ah-ann");
+    await save("ah-ann-root");
+    for (const dashboardUID of ["ah-ann-in", "ah-ann-root"]) {
+      expect((await t.api.post("/api/annotations", { auth: ADMIN, body: { dashboardUID, text: `on ${dashboardUID}`, tags: ["ah-ann"] } })).status).toBe(200);
+    }
+    const seen = async () =>
+      ((await t.api.get("/api/annotations?limit=1000", { auth: viewer.auth })).body as Array<{ text: string }>).map((a) => a.text).filter((x) => x.startsWith("on ah-ann")).sort();
+    expect(await seen()).toEqual(["on ah-ann-in", "on ah-ann-root"]);
+    await t.api.post("/api/folders/ah-ann/permissions", { auth: ADMIN, body: { items: [{ role: "Editor", permission: 2 }] } });
+    expect(await seen()).toEqual(["on ah-ann-root"]);
+    expect((await t.api.get("/api/annotations?dashboardUID=ah-ann-in", { auth: viewer.auth })).body).toEqual([]);
+    await t.api.post("/api/folders/ah-ann/permissions", { auth: ADMIN, body: { items: [{ role: "Viewer", permission: 1 }] } });
+    expect(await seen()).toEqual(["on ah-ann-in", "on ah-ann-root"]);
+    // a dashboard moved out of reach is gone from the list at once
+    await t.api.post("/api/folders", { auth: ADMIN, body: { uid: "ah-ann-closed", title: "ah-ann-closed" } });
+    await t.api.post("/api/folders/ah-ann-closed/permissions", { auth: ADMIN, body: { items: [] } });
+    await t.api.post("/api/dashboards/db", { auth: ADMIN, body: { dashboard: { uid: "ah-ann-root", title: "ah-ann-root", version: 1 }, folderUid: "ah-ann-closed", overwrite: true } });
+    await t.api.post("/api/dashboards/uid/ah-ann-root/permissions", { auth: ADMIN, body: { items: [] } });
+    expect(await seen()).toEqual(["on ah-ann-in"]);
+  });
 });

@@ -49,8 +49,8 @@ export interface AnnotationQuery {
   matchAny: boolean;
   /** organization annotations visible to the caller */
   orgVisible: boolean;
-  /** dashboards whose annotations the caller may see; undefined: all of them */
-  dashboards?: string[] | undefined;
+  /** dashboards whose annotations the caller may see (only these, or all but these); undefined: all of them */
+  dashboards?: { only: string[] } | { except: string[] } | undefined;
 }
 
 export type AnnotationChange = Partial<Pick<AnnotationRow, "time" | "timeEnd" | "text" | "tags" | "data">>;
@@ -134,7 +134,7 @@ export function createAnnotationStore(pg: PGlite, now: () => number): Annotation
       return toRow(r.rows[0]!);
     },
     async find(orgId, q) {
-      if (!q.orgVisible && q.dashboards?.length === 0) return [];
+      if (!q.orgVisible && q.dashboards && "only" in q.dashboards && q.dashboards.only.length === 0) return [];
       const where = ["org_id = $1"];
       const params: unknown[] = [orgId];
       const param = (v: unknown) => {
@@ -154,8 +154,11 @@ export function createAnnotationStore(pg: PGlite, now: () => number): Annotation
       if (q.type === "annotation") where.push("alert_id = 0");
       if (q.tags.length) where.push(`tags ${q.matchAny ? "&&" : "@>"} ${param(q.tags)}::text[]`);
       if (q.dashboards !== undefined) {
-        const dashboards = `dashboard_uid = any(${param(q.dashboards)}::text[])`;
-        where.push(q.orgVisible ? `(dashboard_uid is null or ${dashboards})` : dashboards);
+        // the shorter list goes to the database: the few a Viewer may not see, or the few they may
+        const dashboards = "only" in q.dashboards
+          ? `dashboard_uid = any(${param(q.dashboards.only)}::text[])`
+          : `not (dashboard_uid = any(${param(q.dashboards.except)}::text[]))`;
+        where.push(q.orgVisible ? `(dashboard_uid is null or ${dashboards})` : `(dashboard_uid is not null and ${dashboards})`);
       } else if (!q.orgVisible) {
         where.push("dashboard_uid is not null");
       }

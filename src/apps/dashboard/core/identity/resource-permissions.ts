@@ -133,6 +133,8 @@ export interface ResourcePermissions {
   forgetUser(orgId: number, userId: number): Promise<void>;
   /** an organization deleted (its rows are gone with it): what the index holds of it */
   forgetOrg(orgId: number): void;
+  /** changes whenever any entry changes (caches of what a caller may read key on it) */
+  revision(): number;
 }
 
 export function createResourcePermissions(pg: PGlite): ResourcePermissions {
@@ -148,7 +150,9 @@ export function createResourcePermissions(pg: PGlite): ResourcePermissions {
       }
     }
   };
+  let revision = 0;
   const put = (orgId: number, kind: ManagedKind, uid: string, entries: ManagedEntry[]) => {
+    revision++;
     const key = keyOf(orgId, scopeOf(kind, uid));
     count(orgId, kind, byScope.get(key) ?? [], -1);
     if (entries.length) byScope.set(key, entries);
@@ -208,6 +212,7 @@ export function createResourcePermissions(pg: PGlite): ResourcePermissions {
       const added = await insert(pg, orgId, kind, uid, list);
       put(orgId, kind, uid, [...(byScope.get(keyOf(orgId, scopeOf(kind, uid))) ?? []), ...added]);
     },
+    revision: () => revision,
     async forgetUser(orgId, userId) {
       await pg.query("delete from resource_permissions where org_id = $1 and user_id = $2", [orgId, userId]);
       for (const [key, entries] of [...byScope]) {

@@ -15,7 +15,7 @@ import type { KindContext } from "../../apis/kind.ts";
 import type { AccessModel } from "../../core/identity/access-model.ts";
 import { orderedSpan, type AnnotationChange, type AnnotationRow, type AnnotationStore } from "../../core/content/annotations.ts";
 import { parseId } from "../../core/identity/orgs.ts";
-import { hasPermission } from "../../core/identity/permissions.ts";
+import { hasPermission, type PermissionSet } from "../../core/identity/permissions.ts";
 import { avatarUrl } from "../../core/identity/users.ts";
 import { jsonObject } from "../schemas.ts";
 
@@ -53,6 +53,8 @@ export interface AnnotationDeps {
   dashboards: DashboardAccess;
   model: AccessModel;
   now: () => number;
+  /** changes whenever a managed folder or dashboard permission changes */
+  permissionsRevision: () => number;
 }
 
 /** a body checked against a schema; any failure is the real product's one message */
@@ -87,6 +89,8 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
     if (await allowed(ctx, action, d)) return;
     throw d ? new ApiError(403, "Access denied to this dashboard") : accessDenied(action);
   };
+  /** per caller (their permission set, made once per identity snapshot): the dashboards they may read annotations of */
+  const visibleCache: VisibleCache = new WeakMap();
   /** an existing annotation the caller may act on */
   const existing = async (c: Context, action: string) => {
     const ctx = deps.dashboards.context(c);
@@ -149,7 +153,7 @@ export function registerAnnotations(r: Router, deps: AnnotationDeps): void {
       tags: [...new Set(c.req.queries("tags") ?? [])].filter(Boolean),
       matchAny: c.req.query("matchAny") === "true",
       orgVisible: hasPermission(ctx.identity.permissions, "annotations:read", [ORG]),
-      dashboards: await visibleDashboards(ctx, deps.dashboards, allowed, dashboardUID),
+      dashboards: await visibleDashboards(ctx, deps.dashboards, allowed, dashboardUID, visibleCache, deps.permissionsRevision),
     });
     return c.json(await render(rows));
   });
@@ -276,24 +280,37 @@ function graphiteTags(raw: unknown): string[] {
   throw badRequest("Failed to save Graphite annotation");
 }
 
+type VisibleCache = WeakMap<PermissionSet, { revision: string; filter: { only: string[] } | { except: string[] } }>;
+
 /**
  * The dashboards whose annotations the caller may read, or undefined when
- * that is all of them (the query then needs no dashboard filter).
+ * that is all of them (the query then needs no dashboard filter). Worked out
+ * once per caller until a dashboard, folder or permission changes: a
+ * Viewer's annotation list must not check every dashboard of a large
+ * organization on every refresh.
  */
 async function visibleDashboards(
   ctx: KindContext,
   dashboards: DashboardAccess,
   allowed: (ctx: KindContext, action: string, d: DashboardRef) => Promise<boolean>,
   /** the one dashboard asked for (a panel's refresh): only it is checked */
-  only?: string,
-): Promise<string[] | undefined> {
+  only: string | undefined,
+  cache: VisibleCache,
+  permissionsRevision: () => number,
+): Promise<{ only: string[] } | { except: string[] } | undefined> {
   const p = ctx.identity.permissions;
   if (hasPermission(p, "annotations:read", [DASHBOARD]) && hasPermission(p, "dashboards:read", ["dashboards:*"])) return undefined;
   if (only !== undefined) {
     const d = await dashboards.get(ctx, only);
-    return d && (await allowed(ctx, "annotations:read", d)) ? [d.uid] : [];
+    return { only: d && (await allowed(ctx, "annotations:read", d)) ? [d.uid] : [] };
   }
-  const out: string[] = [];
-  for (const d of await dashboards.all(ctx)) if (await allowed(ctx, "annotations:read", d)) out.push(d.uid);
-  return out;
+  const revision = `${await dashboards.revision(ctx)}:${permissionsRevision()}`;
+  const known = cache.get(p);
+  if (known?.revision === revision) return known.filter;
+  const visible: string[] = [];
+  const hidden: string[] = [];
+  for (const d of await dashboards.all(ctx)) (await allowed(ctx, "annotations:read", d) ? visible : hidden).push(d.uid);
+  const filter = hidden.length < visible.length ? { except: hidden } : { only: visible };
+  cache.set(p, { revision, filter });
+  return filter;
 }
