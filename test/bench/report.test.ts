@@ -1,24 +1,16 @@
 // The benchmark report (bench/report.ts): figures with targets, the JSON a
 // benchmark saves, and npm run bench -- --compare's table. No benchmark runs.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDirs } from "../helpers/temp-dirs.ts";
 import {
   benchArgs, betterDirection, compareResults, describeRun, formatComparison, formatFigures, loadResults, makeFigure, meetsTarget, missedTargets, orderBenchmarks,
   parseTarget, Report, selectBenchmarks, type BenchResult, type Figure,
 } from "../../bench/report.ts";
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), "outpost-bench-report-"));
-  dirs.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs("outpost-bench-report-");
 
 function result(benchmark: string, figures: Figure[], commit = "0123456789abcdef"): BenchResult {
   return {

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDirs } from "../helpers/temp-dirs.ts";
 import { DataDirInUseError } from "../../src/db/lock.ts";
 import { SchemaTooNewError, type Migration } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
@@ -10,15 +10,7 @@ import { silentLogger as logger } from "../../src/lib/logger.ts";
 import { migrationsDir, renderMigrationIndex } from "../../scripts/gen-migrations.ts";
 
 /** data dirs of this file, removed after it (each ~33 MB) */
-const made: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "outpost-db-"));
-  made.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs("outpost-db-");
 
 describe("database", () => {
   it("the migration index matches the .sql files (run `npm run gen` after adding one)", () => {

@@ -40,6 +40,8 @@ export interface SnapshotStore {
 }
 
 const KEY = /^[A-Za-z0-9_-]{1,64}$/;
+/** a hundred years: past it a date is out of the database's range long before it matters */
+const MAX_EXPIRES_S = 100 * 365 * 24 * 3600;
 
 interface Row {
   id: number;
@@ -75,8 +77,8 @@ export function createSnapshotStore(pg: PGlite): SnapshotStore {
           throw new ApiError(400, `${field} must be 1 to 64 letters, digits, '-' or '_'`);
         }
       }
-      if (input.expires !== undefined && (!Number.isInteger(input.expires) || input.expires < 0)) {
-        throw new ApiError(400, "expires must be a whole number of seconds, 0 for never");
+      if (input.expires !== undefined && (!Number.isInteger(input.expires) || input.expires < 0 || input.expires > MAX_EXPIRES_S)) {
+        throw new ApiError(400, `expires must be a whole number of seconds up to ${MAX_EXPIRES_S} (100 years), 0 for never`);
       }
       const name = input.name || String(input.dashboard.title ?? "");
       const expires = input.expires ? new Date(now.getTime() + input.expires * 1000) : null;

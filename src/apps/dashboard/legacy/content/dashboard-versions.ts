@@ -15,7 +15,7 @@ import { hasPermission } from "../../core/identity/permissions.ts";
 import { dashboardJson, idOf, kindContext, loginOf, parentOf, type ContentDeps } from "./content-objects.ts";
 import { RESTORED_FROM_ANNOTATION, dashboardErrors, readableDashboard, saveDashboard, savedJson, uidOfId } from "./dashboard-save.ts";
 
-const RestoreIn = type({ version: "number.integer > 0" });
+const RestoreIn = type({ version: "1 <= number.integer <= 2147483647" });
 
 const versionNotFound = () => new ApiError(404, "Dashboard version not found");
 

@@ -35,6 +35,8 @@ const FolderUpdateIn = type({
 
 const MoveIn = type({ "parentUid?": "string" });
 
+const COLLATOR = new Intl.Collator("en", { sensitivity: "base" });
+
 export interface LegacyFolderDeps extends ContentDeps {
   nested: boolean;
   /** the stores whose objects a folder's counts include */
@@ -53,6 +55,16 @@ export function registerLegacyFolders(r: Router, deps: LegacyFolderDeps): void {
     return o;
   };
   const show = (ctx: KindContext, o: StoredObject) => folderDto(ctx, deps, o, deps.nested);
+  /** the organization's folders by title, sorted once per change of the bucket (not on every list) */
+  const sorted = new Map<string, { revision: number; folders: StoredObject[] }>();
+  const byTitle = async (ctx: KindContext) => {
+    const revision = await ctx.store.revision(bucket(ctx));
+    const known = sorted.get(ctx.namespace);
+    if (known?.revision === revision) return known.folders;
+    const folders = (await all(ctx)).sort((a, b) => COLLATOR.compare(titleOf(a), titleOf(b)) || (a.metadata.name < b.metadata.name ? -1 : 1));
+    sorted.set(ctx.namespace, { revision, folders });
+    return folders;
+  };
   const machineryErrors = { 404: folderErrors.notFound, 409: folderErrors.exists, 412: folderErrors.versionMismatch, 403: folderErrors.denied };
 
   r.get("/api/folders", { action: "folders:read" }, async (c) => {
@@ -62,9 +74,7 @@ export function registerLegacyFolders(r: Router, deps: LegacyFolderDeps): void {
     const page = positiveInt(params.one("page"), 1);
     const parent = deps.nested ? params.one("parentUid") ?? "" : undefined;
     if (parent && !(await ctx.store.get(bucket(ctx), parent))) throw folderErrors.notFound();
-    const folders = (await all(ctx))
-      .filter((o) => parent === undefined || parentOf(o) === parent)
-      .sort((a, b) => titleOf(a).localeCompare(titleOf(b)) || (a.metadata.name < b.metadata.name ? -1 : 1));
+    const folders = (await byTitle(ctx)).filter((o) => parent === undefined || parentOf(o) === parent);
     const hits: Record<string, unknown>[] = [];
     const skip = (page - 1) * limit;
     let seen = 0;

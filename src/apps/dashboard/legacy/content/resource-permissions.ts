@@ -21,8 +21,8 @@ import { folderErrors, idOf, kindContext, parentOf, titleOf, type ContentDeps } 
 import { dashboardErrors, readableDashboard, uidOfId } from "./dashboard-save.ts";
 
 const Item = type({
-  "userId?": "number.integer >= 0",
-  "teamId?": "number.integer >= 0",
+  "userId?": "0 <= number.integer <= 2147483647",
+  "teamId?": "0 <= number.integer <= 2147483647",
   "role?": "string",
   permission: "number.integer",
 });
