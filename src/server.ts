@@ -9,6 +9,8 @@ import { adminFiles } from "./platform/embedded.ts";
 import { listen, timeoutLimits, type FetchHandler, type Listener } from "./platform/listen.ts";
 import { skipHeapSpaceWalks } from "./platform/memory.ts";
 import { createTaskPool, poolSize } from "./platform/workers.ts";
+import { openStoreAccess } from "./store-access/access-store.ts";
+import { exposureWarnings } from "./store-access/exposure.ts";
 
 export type ServiceName = "dashboard" | "logs" | "metrics" | "logs proxy";
 
@@ -60,8 +62,11 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   const closePools = () => Promise.all([pool.close(), decoder.close()]).then(() => undefined);
   /** background work of the apps, stopped (and flushed) before the database closes; the pool goes last */
   const closers: Array<() => Promise<void>> = [];
+  for (const warning of exposureWarnings(config)) logger.warn(warning);
   try {
-    const deps = { config, db, logger, lifecycle, runner: pool, decoder };
+    // one set of access policies and tokens for the process: a token revoked anywhere is refused everywhere at once
+    const access = await openStoreAccess({ pg: db.pg, cluster: config.metrics.cluster_name, ...(options.now ? { now: options.now } : {}) });
+    const deps = { config, db, logger, lifecycle, runner: pool, decoder, access };
     const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, boundPorts, ...options });
     closers.push(dashboard.close);
     const apps: Array<[ServiceName, number, FetchHandler]> = [["dashboard", config.dashboard.http_port, dashboard.app.fetch]];

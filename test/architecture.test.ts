@@ -56,6 +56,10 @@ describe("architecture rules", () => {
     ).toEqual([]);
   });
 
+  it("store-access/ (the stores' policies and tokens, shared by the three apps) imports no app", () => {
+    expect(violations((file, target) => file.startsWith("store-access/") && /^(apps|cli|server)\b/.test(target))).toEqual([]);
+  });
+
   it("core/ never imports hono", () => {
     expect(violations((file, target) => file.includes("/core/") && target.startsWith("hono"))).toEqual([]);
   });

@@ -56,6 +56,18 @@ function metricsLimitKeys(): ConfigKey[] {
   ];
 }
 
+/** the access control of one store (issue 22; docs/security.md) */
+function storeAuthKeys(store: "logs" | "metrics"): ConfigKey[] {
+  return [
+    { path: `${store}.auth.type`, flag: `--${store}-auth-type <type>`, kind: "string", default: "header",
+      description: `how the ${store === "logs" ? "log" : "metrics"} store knows a request's tenant: header (X-Scope-OrgID, trusted as sent) or tokens (access policy tokens: basic auth tenant:token, or Bearer with X-Scope-OrgID)` },
+    { path: `${store}.auth.tenant_from_client_cert`, flag: `--${store}-tenant-from-client-cert <field>`, kind: "string", default: "",
+      description: "take the tenant from a verified client certificate: cn, ou, san_dns or san_uri (its last path segment); empty: off (mTLS authenticates only)" },
+    { path: `${store}.auth.client_cert_allowed_tenants`, flag: `--${store}-client-cert-allowed-tenants <list>`, kind: "list", default: [],
+      description: "tenants a client certificate may name (* for any); required when tenant_from_client_cert is set" },
+  ];
+}
+
 export const configKeys: readonly ConfigKey[] = [
   { path: "server.host", flag: "--host <host>", kind: "string", default: "127.0.0.1",
     description: "address every listener binds to" },
@@ -141,6 +153,7 @@ export const configKeys: readonly ConfigKey[] = [
     description: "how often the runtime config file is re-read" },
   { path: "logs.querier.max_concurrent", flag: "--logs-querier-max-concurrent <n>", kind: "number", default: 4,
     description: "queries the log store runs at once; others wait their turn, tenants served in turn" },
+  ...storeAuthKeys("logs"),
   { path: "logs.auth_proxy.enabled", flag: "--logs-proxy", kind: "boolean", default: false,
     description: "run the authenticating proxy in front of the log store (basic auth from an htpasswd file; the user name becomes X-Scope-OrgID)" },
   { path: "logs.auth_proxy.htpasswd_file", flag: "--logs-proxy-htpasswd-file <file>", kind: "string", default: "",
@@ -158,6 +171,7 @@ export const configKeys: readonly ConfigKey[] = [
   { path: "metrics.admin_token", flag: "--metrics-admin-token <token>", kind: "string", default: "",
     description: "token of the metrics store tenant admin API (basic auth, empty user name); empty: one is generated on first boot, printed once and stored hashed",
     secret: true },
+  ...storeAuthKeys("metrics"),
   { path: "metrics.cluster_name", flag: "--metrics-cluster-name <name>", kind: "string", default: "outpost",
     description: "name of this metrics cluster; a tenant's cluster must name it" },
   ...metricsLimitKeys(),

@@ -62,7 +62,33 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (proxy.enabled && !proxy.htpasswd_file) {
     throw new ConfigError([`logs.auth_proxy.htpasswd_file (${origin.get("logs.auth_proxy.htpasswd_file") ?? "default"}): the proxy needs an htpasswd file of its users`]);
   }
+  checkStoreAuth(result, origin);
   return result;
+}
+
+/** the stores' access control (docs/security.md): combinations that could not work are refused */
+function checkStoreAuth(config: Config, origin: Map<string, string>) {
+  const problems: string[] = [];
+  const from = (path: string) => origin.get(path) ?? "default";
+  for (const store of ["logs", "metrics"] as const) {
+    const auth = config[store].auth;
+    if (auth.tenant_from_client_cert !== "") {
+      const tls = config.server.http_tls_config;
+      if (!(tls.client_auth_type === "VerifyClientCertIfGiven" || tls.client_auth_type === "RequireAndVerifyClientCert")) {
+        problems.push(`${store}.auth.tenant_from_client_cert (${from(`${store}.auth.tenant_from_client_cert`)}): only verified certificates name a tenant: set server.http_tls_config.client_auth_type to RequireAndVerifyClientCert or VerifyClientCertIfGiven`);
+      }
+      if (auth.client_cert_allowed_tenants.length === 0) {
+        problems.push(`${store}.auth.client_cert_allowed_tenants (${from(`${store}.auth.client_cert_allowed_tenants`)}): list the tenants a certificate may name, or * for any`);
+      }
+    }
+  }
+  if (config.logs.auth.type === "tokens" && !config.logs.auth_enabled) {
+    problems.push(`logs.auth.type (${from("logs.auth.type")}): tokens name a tenant, and logs.auth_enabled is off (everything is the tenant fake): turn it on`);
+  }
+  if (config.logs.auth.type === "tokens" && config.logs.auth_proxy.enabled) {
+    problems.push(`logs.auth_proxy.enabled (${from("logs.auth_proxy.enabled")}): the htpasswd proxy sets X-Scope-OrgID for header mode; with logs.auth.type tokens the store checks the credentials itself: turn one off`);
+  }
+  if (problems.length) throw new ConfigError(problems);
 }
 
 /**

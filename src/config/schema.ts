@@ -59,6 +59,13 @@ const provisionedDataSource = type({
 });
 export type ProvisionedDataSource = typeof provisionedDataSource.infer;
 
+/** a store's access control (issue 22) */
+const storeAuth = {
+  type: "'header' | 'tokens'",
+  tenant_from_client_cert: type("'' | 'cn' | 'ou' | 'san_dns' | 'san_uri'").describe("one of cn, ou, san_dns, san_uri, or empty"),
+  client_cert_allowed_tenants: type("string[]").describe("a list of tenant ids, or *"),
+} as const;
+
 export const configSchema = type({
   server: {
     host: nonEmpty,
@@ -120,6 +127,7 @@ export const configSchema = type({
     },
     runtime_config_file: "string",
     runtime_config_reload_period: duration,
+    auth: storeAuth,
     auth_proxy: {
       enabled: "boolean",
       htpasswd_file: "string",
@@ -132,6 +140,7 @@ export const configSchema = type({
     enabled: "boolean",
     http_port: port,
     admin_token: "string",
+    auth: storeAuth,
     cluster_name: nonEmpty,
     limits: {
       ingestion_rate: count,

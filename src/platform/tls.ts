@@ -93,3 +93,29 @@ export async function listenTls(fetch: FetchHandler, o: ListenOptions, tls: TlsC
       }),
   };
 }
+
+/** a client certificate as the HTTPS listener saw it */
+export interface PeerCertificate {
+  /** the certificate chains to the configured client CA */
+  authorized: boolean;
+  subject: Record<string, string | string[]>;
+  /** node's form: "DNS:a.example, URI:spiffe://site/x, IP Address:10.0.0.1" */
+  subjectaltname: string;
+}
+
+/**
+ * The client certificate of the request whose bindings Hono received as
+ * c.env (listenTls serves through @hono/node-server, which passes the
+ * incoming message); undefined on a plain listener or without a certificate.
+ */
+export function peerCertificateOf(env: unknown): PeerCertificate | undefined {
+  const socket = (env as { incoming?: { socket?: Partial<TLSSocket> } } | undefined)?.incoming?.socket;
+  if (!socket || typeof socket.getPeerCertificate !== "function") return undefined;
+  const cert = socket.getPeerCertificate();
+  if (!cert || Object.keys(cert).length === 0) return undefined;
+  return {
+    authorized: socket.authorized === true,
+    subject: (cert.subject ?? {}) as unknown as Record<string, string | string[]>,
+    subjectaltname: cert.subjectaltname ?? "",
+  };
+}

@@ -1,6 +1,7 @@
 // The log store listener (:3100). Loki-compatible routes live under
 // /svc/api/v1; each tenant is named by X-Scope-OrgID. Errors are plain text,
-// as the real product writes them.
+// as the real product writes them. Who may reach which tenant:
+// store-access/ (logs.auth.type header or tokens).
 import { join } from "node:path";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { Config } from "../../config/schema.ts";
@@ -23,6 +24,9 @@ import { registerPush } from "./routes/push.ts";
 import { registerQueries } from "./routes/query.ts";
 import { registerStatus } from "./routes/status.ts";
 import { registerUserStats } from "./routes/user-stats.ts";
+import { NO_AUTH_TENANT } from "./routes/tenant.ts";
+import { openStoreAccess, type StoreAccess } from "../../store-access/access-store.ts";
+import { createStoreAuth } from "../../store-access/http.ts";
 
 export interface LogStoreDeps {
   config: Config;
@@ -34,6 +38,8 @@ export interface LogStoreDeps {
   runner?: TaskRunner | undefined;
   /** decodes large push bodies (push-tasks.ts; server.ts gives it a worker of its own); default: on this thread */
   decoder?: TaskRunner | undefined;
+  /** the process's access policies and tokens (server.ts); default: opened here */
+  access?: StoreAccess | undefined;
 }
 
 export interface LogStoreApp {
@@ -82,14 +88,25 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const limits = createLimits(config.logs, logger);
   await limits.reload();
   const userStats = createLogUserStats(store, now);
-  const tenants = { authEnabled: config.logs.auth_enabled, multiTenantQueries: config.logs.multi_tenant_queries_enabled };
+  const access = deps.access ?? (await openStoreAccess({ pg: deps.db.pg, cluster: config.metrics.cluster_name, now }));
+  const auth = createStoreAuth({
+    store: "logs",
+    mode: config.logs.auth.type,
+    access,
+    certTenant: { from: config.logs.auth.tenant_from_client_cert, allowed: config.logs.auth.client_cert_allowed_tenants },
+    realm: config.logs.auth_proxy.realm,
+    ...(config.logs.auth_enabled ? {} : { noAuthTenant: NO_AUTH_TENANT }),
+    multiTenantQueries: config.logs.multi_tenant_queries_enabled,
+    now,
+  });
+  access.usage.registerWith(metrics.registry, "logs");
   durations.registerWith(metrics.registry);
   // the process's worker pool (server.ts) shows in the store's /metrics
   registerPoolMetrics(deps.runner, metrics.registry);
-  registerStatus(app, config, metrics);
-  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, tenants, config.server.max_recv_msg_size, deps.decoder);
-  registerQueries(app, { store, limits: limits.of, tenants, now, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent });
-  registerUserStats(app, userStats);
+  registerStatus(app, config, metrics, auth);
+  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, auth, config.server.max_recv_msg_size, deps.decoder);
+  registerQueries(app, { store, limits: limits.of, auth, now, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent });
+  registerUserStats(app, userStats, auth);
   const retention = startRetention({ store, limits: limits.of, logger, now });
   return {
     app,

@@ -34,6 +34,8 @@ import { registerQueries } from "./routes/query.ts";
 import { registerRuleRoutes } from "./routes/rules.ts";
 import { registerStatus } from "./routes/status.ts";
 import { registerUserStats } from "./routes/user-stats.ts";
+import { openStoreAccess, type StoreAccess } from "../../store-access/access-store.ts";
+import { createStoreAuth } from "../../store-access/http.ts";
 
 export interface MetricsDeps {
   config: Config;
@@ -45,6 +47,8 @@ export interface MetricsDeps {
   announce?: (text: string) => void;
   /** the ingest decoder's workers (server.ts): large pushes are decoded there */
   decoder?: TaskRunner | undefined;
+  /** the process's access policies and tokens (server.ts); default: opened here */
+  access?: StoreAccess | undefined;
 }
 
 export interface MetricsApp {
@@ -84,7 +88,18 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     configured: m.admin_token,
     announce: deps.announce ?? ((text) => process.stderr.write(`${text}\n`)),
   });
+  const access = deps.access ?? (await openStoreAccess({ pg, cluster: m.cluster_name, now }));
+  access.useAdminToken(adminToken);
   const tenants = await openMetricsTenants({ pg, config: m, logger });
+  const auth = createStoreAuth({
+    store: "metrics",
+    mode: m.auth.type,
+    access,
+    certTenant: { from: m.auth.tenant_from_client_cert, allowed: m.auth.client_cert_allowed_tenants },
+    realm: "outpost metrics",
+    now,
+  });
+  const gate = { isInactive: (tenant: string) => tenants.isInactive(tenant), auth };
   const limits = createMetricsLimits({ config: m, tenants, logger });
   await limits.reload();
   const store = await openMetricsStore({ pg, logger, walDir: deps.db.dataDir ? join(deps.db.dataDir, "metrics-wal") : undefined, now });
@@ -98,13 +113,14 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   const ruleIngestDeps: IngestDeps = { ...ingestDeps, counters: userStats.counters(metrics, "rule") };
 
   durations.registerWith(metrics.registry);
-  registerStatus(app, config, metrics);
-  registerAdminApi(app, { tenants, adminToken, defaults: m.limits });
-  registerLimitsRoutes(app, { limits, gate: tenants });
-  registerUserStats(app, userStats, tenants);
-  registerPush(app, { ...ingestDeps, gate: tenants, maxRecvMsgSize: config.server.max_recv_msg_size, decoder: deps.decoder });
+  access.usage.registerWith(metrics.registry, "metrics");
+  registerStatus(app, config, metrics, auth);
+  registerAdminApi(app, { tenants, adminToken, access, defaults: m.limits });
+  registerLimitsRoutes(app, { limits, gate });
+  registerUserStats(app, userStats, gate);
+  registerPush(app, { ...ingestDeps, gate, maxRecvMsgSize: config.server.max_recv_msg_size, decoder: deps.decoder });
   registerQueries(app, {
-    store, limits, gate: tenants, now,
+    store, limits, gate, now,
     concurrency: createSemaphore(m.querier.max_concurrent),
     chunkBytesLimit: m.ingester_stream_chunks_when_using_blocks,
   });
@@ -144,7 +160,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     now,
     defaultInterval: m.ruler_evaluation_interval,
   });
-  registerRuleRoutes(app, ruler, tenants);
+  registerRuleRoutes(app, ruler, gate);
   const retention = startMetricsRetention({ store, retention: m.retention_period, logger, now });
   const idleSweep = setInterval(sweep, 60_000);
   (idleSweep as { unref?: () => void }).unref?.();

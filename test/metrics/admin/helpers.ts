@@ -1,5 +1,7 @@
 // Builds the metrics store's admin and limits routes on a store app of their
 // own, over an in-memory database, with the log lines captured.
+import { openStoreAccess } from "../../../src/store-access/access-store.ts";
+import { createStoreAuth } from "../../../src/store-access/http.ts";
 import type { Hono } from "hono";
 import { ensureAdminToken } from "../../../src/apps/metrics/core/admin-token.ts";
 import { createMetricsLimits, type MetricsLimitsService } from "../../../src/apps/metrics/core/limits.ts";
@@ -39,8 +41,10 @@ export async function startAdminApp(flags: Record<string, unknown> = {}): Promis
   const limits = createMetricsLimits({ config: config.metrics, tenants, logger });
   const adminToken = await ensureAdminToken({ pg: db.pg, configured: config.metrics.admin_token, announce: () => {} });
   const app = createStoreApp({ service: "metrics", logger, lifecycle, maxBodyBytes: config.server.max_request_body_size, render: renderMetricsError });
-  registerAdminApi(app, { tenants, adminToken, defaults: config.metrics.limits });
-  registerLimitsRoutes(app, { limits, gate: tenants });
+  const access = await openStoreAccess({ pg: db.pg, cluster: config.metrics.cluster_name });
+  const auth = createStoreAuth({ store: "metrics", mode: "header", access, certTenant: { from: "", allowed: [] }, realm: "test" });
+  registerAdminApi(app, { tenants, adminToken, access, defaults: config.metrics.limits });
+  registerLimitsRoutes(app, { limits, gate: { isInactive: (t) => tenants.isInactive(t), auth } });
   lifecycle.markReady();
   return {
     app,

@@ -1,6 +1,8 @@
 // A ruler behind its routes on an in-memory database, with a PromQL engine
 // whose answers the test sets, a write path that records what it is given
 // (or refuses it), a clock the test moves and limits the test changes.
+import { openStoreAccess } from "../../../src/store-access/access-store.ts";
+import { createStoreAuth } from "../../../src/store-access/http.ts";
 import type { Hono } from "hono";
 import { afterAll, beforeAll } from "vitest";
 import { createRuler, type RuleEngine, type Ruler } from "../../../src/apps/metrics/core/rules/evaluator.ts";
@@ -104,7 +106,8 @@ export async function startRuler(db: Database, options: { defaultInterval?: numb
   const lifecycle = createLifecycle();
   lifecycle.markReady();
   const app = createStoreApp({ service: "metrics", logger: silentLogger, lifecycle, maxBodyBytes: 1 << 24, render: renderMetricsError });
-  registerRuleRoutes(app, ruler, { isInactive: () => false });
+  const access = await openStoreAccess({ pg: db.pg, cluster: "outpost" });
+  registerRuleRoutes(app, ruler, { isInactive: () => false, auth: createStoreAuth({ store: "metrics", mode: "header", access, certTenant: { from: "", allowed: [] }, realm: "test" }) });
   const request = (method: string, path: string, tenant?: string, body?: string) =>
     Promise.resolve(
       app.request(path, {

@@ -6,7 +6,7 @@ import { ingest, type IngestDeps } from "../core/ingest.ts";
 import { decodePushOn } from "../core/push-tasks.ts";
 import type { TaskRunner } from "../../../lib/tasks.ts";
 import { memoryPacer } from "../../../platform/memory.ts";
-import { tenantOf, type TenantOptions } from "./tenant.ts";
+import type { StoreAuth } from "../../../store-access/http.ts";
 
 /**
  * the runtime is asked to collect after every 8 MiB of push bodies, at most 10 times a second
@@ -19,10 +19,10 @@ const RELEASE_MIN_MS = 100;
  * `maxRecvMsgSize`: the largest decoded body (server.max_recv_msg_size); `decoder`: where large
  * bodies are decoded (push-tasks.ts; undefined: on this thread)
  */
-export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions, maxRecvMsgSize: number, decoder?: TaskRunner): void {
+export function registerPush(app: Hono, deps: IngestDeps, auth: StoreAuth, maxRecvMsgSize: number, decoder?: TaskRunner): void {
   const release = memoryPacer(RELEASE_EVERY_BYTES, RELEASE_MIN_MS);
   const push = async (c: Context) => {
-    const tenant = tenantOf(c, tenants);
+    const tenant = auth.tenant(c, "logs:write");
     // more cut chunks wait to be written than memory should hold: this push waits for the
     // writes, its body still unread (ingest slows to what the store can write)
     await deps.store.admit();
@@ -32,7 +32,10 @@ export function registerPush(app: Hono, deps: IngestDeps, tenants: TenantOptions
     const contentEncoding = c.req.header("Content-Encoding");
     const streams = await decodePushOn(decoder, { body, contentType, contentEncoding, maxBytes: maxRecvMsgSize });
     const result = await ingest(deps, tenant, streams, { body, contentType, contentEncoding });
-    if (result.status === 204) return c.body(null, 204);
+    if (result.status === 204) {
+      auth.wrote(c, streams.reduce((n, s) => n + s.entries.length, 0), body.length);
+      return c.body(null, 204);
+    }
     throw new ApiError(result.status, result.message ?? "");
   };
   app.post("/svc/api/v1/push", push);

@@ -12,13 +12,14 @@ import { formatValue, runLogQuery, runMetricQuery, selectStreams, stepsOf, type 
 import { parseLogQL, parseSelector, type LogQuery, type Matcher } from "../core/logql/parse.ts";
 import type { LogStore, Stream } from "../core/store.ts";
 import { parseDirection, parseLimit, parseStep, parseTime, timeRange } from "./params.ts";
-import { tenantsOf, type TenantOptions } from "./tenant.ts";
+import type { StoreAuth } from "../../../store-access/http.ts";
 import { countIn } from "../core/head.ts";
 
 export interface QueryDeps {
   store: LogStore;
   limits: (tenant: string) => Limits;
-  tenants: TenantOptions;
+  /** who may read which tenants (store-access) */
+  auth: StoreAuth;
   now: () => number;
   /** where chunk scans run (the worker pool); this thread when absent */
   runner?: TaskRunner | undefined;
@@ -177,6 +178,13 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     if (max > 0 && length > max) throw bad(`the query time range exceeds the limit (query length: ${goDuration(length)}, limit: ${goDuration(max)})`);
   };
 
+  /** the tenants a read names, once its credentials are checked; counted as a query of its token */
+  const reader = (c: Context) => {
+    const tenants = deps.auth.tenants(c, "logs:read", true);
+    deps.auth.queried(c);
+    return tenants;
+  };
+
   const streamsIn = (tenants: string[], matchers: Matcher[] | undefined, start: bigint, end: bigint) => {
     const query: LogQuery = { kind: "log", matchers: matchers ?? [], stages: [] };
     return selectStreams({ store: deps.store, tenants }, query).filter((s) => hasDataIn(s.stream, start, end));
@@ -184,7 +192,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
 
   const labels = async (c: Context) => {
     const p = await paramsOf(c);
-    const tenants = tenantsOf(c, deps.tenants, true);
+    const tenants = reader(c);
     const { start, end } = timeRange(p.one, deps.now());
     const matchers = p.one("query") ? parseSelector(p.one("query")!) : undefined;
     const names = new Set<string>();
@@ -197,7 +205,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
 
   app.get(`${base}/label/:name/values`, async (c) => {
     const p = await paramsOf(c);
-    const tenants = tenantsOf(c, deps.tenants, true);
+    const tenants = reader(c);
     const { start, end } = timeRange(p.one, deps.now());
     const matchers = p.one("query") ? parseSelector(p.one("query")!) : undefined;
     const name = c.req.param("name");
@@ -208,7 +216,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
 
   const series = async (c: Context) => {
     const p = await paramsOf(c);
-    const tenants = tenantsOf(c, deps.tenants, true);
+    const tenants = reader(c);
     const { start, end } = timeRange(p.one, deps.now());
     const groups = p.all("match[]").concat(p.all("match"));
     const found = new Map<string, Record<string, string>>();
@@ -224,7 +232,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
 
   const rangeQuery = async (c: Context) => {
     const p = await paramsOf(c);
-    const tenants = tenantsOf(c, deps.tenants, true);
+    const tenants = reader(c);
     const text = p.one("query") ?? "";
     const { start, end } = timeRange(p.one, deps.now());
     const limit = parseLimit(p.one("limit"));
@@ -257,7 +265,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
 
   const instantQuery = async (c: Context) => {
     const p = await paramsOf(c);
-    const tenants = tenantsOf(c, deps.tenants, true);
+    const tenants = reader(c);
     const at = parseTime(p.one("time"), "time", BigInt(deps.now()) * 1_000_000n);
     parseLimit(p.one("limit"));
     parseDirection(p.one("direction"));
@@ -275,7 +283,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
 
   const stats = async (c: Context) => {
     const p = await paramsOf(c);
-    const tenants = tenantsOf(c, deps.tenants, true);
+    const tenants = reader(c);
     const { start, end } = timeRange(p.one, deps.now());
     const matchers = parseSelector(p.one("query") ?? "");
     const out = { streams: 0, chunks: 0, entries: 0, bytes: 0 };

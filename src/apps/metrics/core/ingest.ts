@@ -32,6 +32,8 @@ export interface IngestDeps {
 export interface IngestResult {
   status: 200 | 400 | 429;
   message?: string;
+  /** samples stored (a 200, or a 400 that refused only some) */
+  appended?: number;
 }
 
 /** a time as Go's RFC 3339 with nanoseconds writes it (trailing zeros trimmed), for ingester messages */
@@ -176,7 +178,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     deps.store.logWrite(tenant, record);
     deps.counters.ingested(tenant, appended);
   }
-  return firstError === undefined ? { status: 200 } : { status: 400, message: firstError };
+  return firstError === undefined ? { status: 200, appended } : { status: 400, message: firstError, appended };
 }
 
 /**
@@ -243,7 +245,7 @@ export function ingestPacked(deps: IngestDeps, tenant: string, p: PackedWrite, r
   }
   deps.store.logWrite(tenant, raw);
   deps.counters.ingested(tenant, total);
-  return { status: 200 };
+  return { status: 200, appended: total };
 }
 
 interface Valid {

@@ -13,8 +13,9 @@ export interface LimitsRoutesDeps {
 }
 
 export function registerLimitsRoutes(app: Hono, deps: LimitsRoutesDeps): void {
-  app.get("/api/v1/user_limits", (c) => c.json(limitsJson(deps.limits.of(tenantOf(c, deps.gate)))));
+  app.get("/api/v1/user_limits", (c) => c.json(limitsJson(deps.limits.of(tenantOf(c, deps.gate, "metrics:read")))));
   app.get("/runtime_config", (c) => {
+    deps.gate.auth.allTenants(c, "metrics:read");
     const mode = c.req.query("mode") === "diff" ? "diff" : "all";
     return c.body(toYaml(deps.limits.runtimeConfig(mode)), 200, { "Content-Type": "application/yaml" });
   });

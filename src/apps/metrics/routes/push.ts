@@ -75,7 +75,7 @@ export function registerPush(app: Hono, deps: PushDeps): void {
     }
   });
   const push = async (c: Context) => {
-    const tenant = tenantOf(c, deps.gate);
+    const tenant = tenantOf(c, deps.gate, "metrics:write");
     const type = c.req.header("Content-Type") ?? "";
     if (/proto=io\.prometheus\.write\.v2\.Request/i.test(type)) {
       throw new ApiError(415, "remote write 2.0 is not supported: send remote write 1.0 (application/x-protobuf)");
@@ -91,6 +91,7 @@ export function registerPush(app: Hono, deps: PushDeps): void {
     const result =
       ("packed" in decoded ? ingestPacked(deps, tenant, decoded.packed, raw) : undefined) ??
       ingest(deps, tenant, "packed" in decoded ? unpackWriteRequest(decoded.packed, known) : decoded.request, raw);
+    if (result.appended) deps.gate.auth.wrote(c, result.appended, raw.length);
     if (result.status === 200) return c.body(null, 200);
     throw new ApiError(result.status, result.message ?? "", result.status === 429 ? { headers: retryHeaders(c) } : {});
   };

@@ -12,7 +12,7 @@ import { newBudget, type MetricsStore, type QueryBudget } from "../core/store.ts
 import type { Matcher, MetricsLimitsSource, SampleQuerier } from "../core/types.ts";
 import { isValidLabelName } from "../core/validate.ts";
 import { invalidParam, MAX_TIME, MIN_TIME, paramsOf, parseDurationParam, parseTimeParam, type Params } from "./params.ts";
-import { tenantOf, type TenantGate } from "./tenant.ts";
+import { readerOf, type TenantGate } from "./tenant.ts";
 
 export interface QueryDeps {
   store: MetricsStore;
@@ -50,14 +50,14 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   };
 
   const query = async (c: Context) => {
-    const tenant = tenantOf(c, deps.gate);
+    const tenant = readerOf(c, deps.gate);
     const p = await paramsOf(c);
     const expr = parse(p.get("query"));
     const time = parseTimeParam(p.get("time"), "time") ?? deps.now();
     return successJson(c, await runQuery(tenant, (q, budget) => instantQueryJson(q, expr, time, { budget })));
   };
   const queryRange = async (c: Context) => {
-    const tenant = tenantOf(c, deps.gate);
+    const tenant = readerOf(c, deps.gate);
     const p = await paramsOf(c);
     const expr = parse(p.get("query"));
     const start = parseTimeParam(p.get("start") ?? "", "start");
@@ -99,7 +99,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   };
 
   const series = async (c: Context) => {
-    const tenant = tenantOf(c, deps.gate);
+    const tenant = readerOf(c, deps.gate);
     const p = await paramsOf(c);
     const limit = limitOf(p);
     const found = seriesOf(tenant, p, true).map((s) => s.labels);
@@ -107,7 +107,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     return success(c, found.slice(0, limit));
   };
   const labels = async (c: Context) => {
-    const tenant = tenantOf(c, deps.gate);
+    const tenant = readerOf(c, deps.gate);
     const p = await paramsOf(c);
     const limit = limitOf(p);
     const names = new Set<string>();
@@ -119,7 +119,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     return success(c, [...names].sort().slice(0, limit));
   };
   const labelValues = async (c: Context) => {
-    const tenant = tenantOf(c, deps.gate);
+    const tenant = readerOf(c, deps.gate);
     const name = c.req.param("name") ?? "";
     if (name !== "__name__" && !isValidLabelName(name)) throw new ApiError(400, `invalid label name: "${name}"`);
     const p = await paramsOf(c);
@@ -133,7 +133,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     return success(c, [...values].sort().slice(0, limit));
   };
   const metadata = async (c: Context) => {
-    const tenant = tenantOf(c, deps.gate);
+    const tenant = readerOf(c, deps.gate);
     const p = await paramsOf(c);
     const limit = limitOf(p);
     const only = p.get("metric");
@@ -147,7 +147,7 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     return success(c, out);
   };
   const exemplars = async (c: Context) => {
-    tenantOf(c, deps.gate);
+    readerOf(c, deps.gate);
     const p = await paramsOf(c);
     parse(p.get("query"));
     // Prometheus checks the range even though nothing is kept (web/api/v1 queryExemplars)

@@ -25,37 +25,37 @@ const repeated = (c: Context, name: string) => [...(c.req.queries(name) ?? []), 
 
 export function registerRuleRoutes(app: Hono, ruler: Ruler, gate: TenantGate): void {
   for (const base of PREFIXES) {
-    app.get(base, (c) => yaml(c, namespacesToYaml(ruler.listGroups(tenantOf(c, gate)))));
+    app.get(base, (c) => yaml(c, namespacesToYaml(ruler.listGroups(tenantOf(c, gate, "rules:read")))));
 
-    app.get(`${base}/:namespace`, (c) => yaml(c, namespacesToYaml(ruler.listGroups(tenantOf(c, gate), c.req.param("namespace")))));
+    app.get(`${base}/:namespace`, (c) => yaml(c, namespacesToYaml(ruler.listGroups(tenantOf(c, gate, "rules:read"), c.req.param("namespace")))));
 
     app.get(`${base}/:namespace/:group`, (c) => {
-      const group = ruler.getGroup(tenantOf(c, gate), c.req.param("namespace"), c.req.param("group"));
+      const group = ruler.getGroup(tenantOf(c, gate, "rules:read"), c.req.param("namespace"), c.req.param("group"));
       if (!group) throw new ApiError(404, "group does not exist");
       return yaml(c, ruleGroupToYaml(group));
     });
 
     app.post(`${base}/:namespace`, async (c) => {
-      const tenant = tenantOf(c, gate);
+      const tenant = tenantOf(c, gate, "rules:write");
       await ruler.setGroup(tenant, c.req.param("namespace"), await c.req.text());
       return accepted(c);
     });
 
     app.delete(`${base}/:namespace/:group`, async (c) => {
-      const tenant = tenantOf(c, gate);
+      const tenant = tenantOf(c, gate, "rules:write");
       if (!(await ruler.deleteGroup(tenant, c.req.param("namespace"), c.req.param("group")))) throw new ApiError(404, "group does not exist");
       return accepted(c);
     });
 
     app.delete(`${base}/:namespace`, async (c) => {
-      const tenant = tenantOf(c, gate);
+      const tenant = tenantOf(c, gate, "rules:write");
       if (!(await ruler.deleteNamespace(tenant, c.req.param("namespace")))) throw new ApiError(404, "group namespace does not exist");
       return accepted(c);
     });
   }
 
   app.get("/prometheus/api/v1/rules", (c) => {
-    const tenant = tenantOf(c, gate);
+    const tenant = tenantOf(c, gate, "rules:read");
     const filter: RulesFilter = { ruleNames: repeated(c, "rule_name"), ruleGroups: repeated(c, "rule_group"), files: repeated(c, "file") };
     const type = (c.req.query("type") ?? "").toLowerCase();
     if (type === "alert" || type === "record") filter.type = type;
@@ -69,7 +69,7 @@ export function registerRuleRoutes(app: Hono, ruler: Ruler, gate: TenantGate): v
   });
 
   app.get("/prometheus/api/v1/alerts", (c) => {
-    const tenant = tenantOf(c, gate);
+    const tenant = tenantOf(c, gate, "alerts:read");
     return json(c, 200, { status: "success", data: { alerts: ruler.alerts(tenant) }, errorType: "", error: "" });
   });
 }

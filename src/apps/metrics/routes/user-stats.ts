@@ -9,6 +9,9 @@ import type { UserStatsTracker } from "../core/user-stats.ts";
 import { tenantOf, type TenantGate } from "./tenant.ts";
 
 export function registerUserStats(app: Hono, stats: UserStatsTracker, gate: TenantGate): void {
-  app.get("/distributor/all_user_stats", async (c) => c.json(await stats.all()));
-  app.get("/api/v1/user_stats", (c) => c.json(stats.of(tenantOf(c, gate))));
+  app.get("/distributor/all_user_stats", async (c) => {
+    gate.auth.allTenants(c, "metrics:read");
+    return c.json(await stats.all());
+  });
+  app.get("/api/v1/user_stats", (c) => c.json(stats.of(tenantOf(c, gate, "metrics:read"))));
 }
