@@ -54,6 +54,8 @@ export interface StoreAccess {
   policiesReaching(tenant: string): AccessPolicy[];
   readonly usage: AccessUsage;
   readonly cluster: string;
+  /** the clock tokens expire by (epoch ms) */
+  readonly now: () => number;
   /**
    * the metrics store's admin token (metrics.admin_token, or the one made on
    * first boot): accepted by both stores in tokens mode as the bootstrap
@@ -190,6 +192,7 @@ export async function openStoreAccess(options: StoreAccessOptions): Promise<Stor
   return {
     cluster,
     usage,
+    now,
     listPolicies: () => sortedByName(policies.values()),
     getPolicy,
     async createPolicy(body) {

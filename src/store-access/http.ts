@@ -38,6 +38,17 @@ export interface StoreAuth {
 
 const CALLER = "storeCaller";
 
+/**
+ * who a request was, for its log line: the tenants it was allowed (or the
+ * header it sent, when it was refused before) and the token by name — never
+ * its secret
+ */
+export function requestSubject(c: Context): Record<string, string | undefined> {
+  const caller = c.get(CALLER as never) as Caller | undefined;
+  if (!caller) return { tenant: c.req.header("X-Scope-OrgID") };
+  return { tenant: caller.tenants.join("|") || undefined, ...(caller.token ? { token: `${caller.token.policy}/${caller.token.name}` } : {}) };
+}
+
 export function createStoreAuth(o: StoreAuthOptions): StoreAuth {
   const now = o.now ?? (() => Date.now());
   const options = { mode: o.mode, access: o.access, realm: o.realm, now };

@@ -26,7 +26,7 @@ import { registerStatus } from "./routes/status.ts";
 import { registerUserStats } from "./routes/user-stats.ts";
 import { NO_AUTH_TENANT } from "./routes/tenant.ts";
 import { openStoreAccess, type StoreAccess } from "../../store-access/access-store.ts";
-import { createStoreAuth } from "../../store-access/http.ts";
+import { createStoreAuth, requestSubject } from "../../store-access/http.ts";
 
 export interface LogStoreDeps {
   config: Config;
@@ -70,6 +70,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     // before everything else: a preflight carries no tenant
     early: [storeCors],
     durations,
+    subjectOf: requestSubject,
     // Loki's own paths, as shippers (winston-loki, pino-loki) and the real Loki data source send them:
     // the same handlers (docs/compatibility.md)
     pathAliases: [["/loki/api/v1", "/svc/api/v1"]],

@@ -35,7 +35,7 @@ import { registerRuleRoutes } from "./routes/rules.ts";
 import { registerStatus } from "./routes/status.ts";
 import { registerUserStats } from "./routes/user-stats.ts";
 import { openStoreAccess, type StoreAccess } from "../../store-access/access-store.ts";
-import { createStoreAuth } from "../../store-access/http.ts";
+import { createStoreAuth, requestSubject } from "../../store-access/http.ts";
 
 export interface MetricsDeps {
   config: Config;
@@ -81,6 +81,7 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
       inflightPushLimit(m.ingester.instance_limits.max_inflight_push_requests),
     ],
     durations,
+    subjectOf: requestSubject,
   });
 
   const adminToken = await ensureAdminToken({

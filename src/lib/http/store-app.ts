@@ -1,7 +1,7 @@
 // The common base of the log store and metrics store listeners: their real
 // counterparts (Loki, Mimir) share the dskit server, so they share this too:
 // Prometheus-style error bodies, the tenant in each request log line, /ready.
-import type { Hono, MiddlewareHandler } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { Lifecycle } from "../lifecycle.ts";
 import type { Logger } from "../logger.ts";
 import { allowedHosts, type AllowedHostsOptions } from "./allowed-hosts.ts";
@@ -25,6 +25,8 @@ export interface StoreAppOptions {
   durations?: RequestHistogram;
   /** path prefixes routed as others: [alias, prefix] */
   pathAliases?: ReadonlyArray<readonly [string, string]>;
+  /** who the request was, for its log line (default: the X-Scope-OrgID header) */
+  subjectOf?: (c: Context) => Record<string, string | undefined>;
 }
 
 export function createStoreApp(options: StoreAppOptions): Hono {
@@ -33,7 +35,7 @@ export function createStoreApp(options: StoreAppOptions): Hono {
     lifecycle: options.lifecycle,
     maxBodyBytes: options.maxBodyBytes,
     render: options.render ?? renderPrometheusError,
-    subjectOf: (c) => ({ tenant: c.req.header("X-Scope-OrgID") }),
+    subjectOf: options.subjectOf ?? ((c) => ({ tenant: c.req.header("X-Scope-OrgID") })),
     early: [...(options.hosts ? [allowedHosts(options.hosts)] : []), ...(options.early ?? [])],
     ...(options.durations ? { observe: options.durations.observeRequest } : {}),
     ...(options.pathAliases ? { pathAliases: options.pathAliases } : {}),

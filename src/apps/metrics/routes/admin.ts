@@ -78,7 +78,7 @@ export function registerAdminApi(app: Hono, deps: AdminApiDeps): void {
     return c.body(null, 204);
   });
 
-  const now = () => Date.now();
+  const now = access.now;
   const policyTag = (name: string) => etagOf("policy", name, access.getPolicy(name).version);
   const tokenTag = (name: string) => etagOf("token", name, access.getToken(name).version);
   app.get(POLICIES, (c) => json(c, { items: access.listPolicies().map(policyJson), type: "accesspolicy" }));
