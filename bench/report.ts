@@ -301,7 +301,7 @@ export function describeRun(results: BenchResult[]): string {
 }
 
 /** the order npm run bench runs them in: first boot first, on a quiet disk; attacks last (it may leave the machine busy); others found in bench/ go before it */
-export const ORDER = ["first-boot", "auth", "resources", "annotations", "logs-ingest", "logs-scale", "metrics-ingest", "metrics-scale", "query-cost", "datasources", "admin-page", "regex", "snappy-decode", "xor-chunk", "promql-soak-query", "soak", "attacks"];
+export const ORDER = ["first-boot", "auth", "store-tokens", "resources", "annotations", "logs-ingest", "logs-scale", "metrics-ingest", "metrics-scale", "query-cost", "datasources", "admin-page", "regex", "snappy-decode", "xor-chunk", "promql-soak-query", "soak", "attacks"];
 
 /** benchmarks that run in-process and need no dist/outpost */
 export const MICRO = new Set(["regex", "snappy-decode", "xor-chunk", "promql-soak-query"]);
