@@ -162,6 +162,12 @@ export async function openStoreAccess(options: StoreAccessOptions): Promise<Stor
     hashOf.set(r.name, r.hash);
   }
   const usage = createAccessUsage();
+  /**
+   * secret -> digest of the secrets that verified: a client sends the same
+   * token with every push, so the digest is taken once (bounded, forgotten
+   * at once when full); a guess is never remembered
+   */
+  const digests = new Map<string, string>();
   let adminToken: { verify(secret: string): boolean } | undefined;
   const epoch = new Date(0);
   const adminPolicy: AccessPolicy = {
@@ -284,11 +290,18 @@ export async function openStoreAccess(options: StoreAccessOptions): Promise<Stor
     verify(secret) {
       if (secret === "" || secret.length > 1024) return { ok: false, reason: "invalid" };
       if (adminToken?.verify(secret)) return { ok: true, token: adminTokenEntry, policy: adminPolicy };
-      const hash = digest(secret);
+      const remembered = digests.get(secret);
+      const hash = remembered ?? digest(secret);
       const name = byHash.get(hash);
       const stored = name === undefined ? undefined : hashOf.get(name);
       // the map found it by the digest; compared again in constant time all the same
-      if (name === undefined || stored === undefined || !timingSafeEqual(Buffer.from(stored), Buffer.from(hash))) return { ok: false, reason: "invalid" };
+      if (name === undefined || stored === undefined || (remembered === undefined && !timingSafeEqual(Buffer.from(stored), Buffer.from(hash)))) {
+        return { ok: false, reason: "invalid" };
+      }
+      if (remembered === undefined) {
+        if (digests.size >= 10_000) digests.clear();
+        digests.set(secret, hash);
+      }
       const token = tokens.get(name)!;
       const policy = policies.get(token.access_policy);
       if (!policy) return { ok: false, reason: "invalid" };

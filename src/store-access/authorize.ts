@@ -53,8 +53,18 @@ interface Credentials {
   user: string | undefined;
 }
 
+/**
+ * Authorization headers already read: a client sends the same one with every
+ * request. Bounded (forgotten at once when full) and filled only with headers
+ * whose token verified, so a stream of guesses neither grows it nor churns it.
+ */
+const parsed = new Map<string, Credentials>();
+const PARSED_LIMIT = 10_000;
+
 function credentialsOf(header: string | undefined, realm: string): Credentials | undefined {
   if (header === undefined || header.trim() === "") return undefined;
+  const known = parsed.get(header);
+  if (known) return known;
   const bearer = /^bearer\s+(\S+)\s*$/i.exec(header);
   if (bearer) return { secret: bearer[1]!, user: undefined };
   const basic = /^basic\s+(\S+)\s*$/i.exec(header);
@@ -112,11 +122,15 @@ export function policyRefusal(policy: AccessPolicy, scope: Scope, tenants: strin
   return undefined;
 }
 
-function verifiedToken(o: AuthorizeOptions, secret: string): { policy: AccessPolicy; name: string } {
-  const v = o.access.verify(secret);
+function verifiedToken(o: AuthorizeOptions, credentials: Credentials, header: string): { policy: AccessPolicy; name: string } {
+  const v = o.access.verify(credentials.secret);
   if (!v.ok) {
     const message = v.reason === "expired" ? "token expired" : v.reason === "inactive" ? `access policy "${v.policy}" is inactive` : "invalid token";
     throw new ApiError(401, message, challenge(o.realm));
+  }
+  if (!parsed.has(header)) {
+    if (parsed.size >= PARSED_LIMIT) parsed.clear();
+    parsed.set(header, credentials);
   }
   o.access.usage.used(v.policy.name, v.token.name, o.now());
   return { policy: v.policy, name: v.token.name };
@@ -140,7 +154,7 @@ export function authorize(
   }
   const credentials = credentialsOf(p.authorization, o.realm);
   if (!credentials) throw new ApiError(401, CREDENTIALS_HELP, challenge(o.realm));
-  const token = verifiedToken(o, credentials.secret);
+  const token = verifiedToken(o, credentials, p.authorization!);
   let tenants = namedTenants(p, credentials.user, route.query, route.multiTenant);
   if (!tenants) {
     // a bearer token without X-Scope-OrgID: its policy's one tenant, when it has exactly one
@@ -162,7 +176,7 @@ export function authorizeAllTenants(o: AuthorizeOptions, p: Presented, scope: Sc
   if (o.mode === "header") return undefined;
   const credentials = credentialsOf(p.authorization, o.realm);
   if (!credentials) throw new ApiError(401, CREDENTIALS_HELP, challenge(o.realm));
-  const token = verifiedToken(o, credentials.secret);
+  const token = verifiedToken(o, credentials, p.authorization!);
   const refusal = token.policy.scopes.includes("admin") ? policyRefusal(token.policy, "admin", "all") : policyRefusal(token.policy, scope, "all");
   if (refusal) throw new ApiError(403, refusal);
   return { tenants: [], token: { policy: token.policy.name, name: token.name } };
