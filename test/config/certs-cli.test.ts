@@ -1,6 +1,9 @@
 // outpost certs writes a CA, a server and a client certificate that curl
-// accepts against a server started with them (mutual TLS in two commands).
+// accepts against a server started with them (mutual TLS in two commands);
+// --ou, --dns and --uri put an organizational unit and subject alternative
+// names into the client certificate of the --client before them.
 import { execFile, spawnSync } from "node:child_process";
+import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { request } from "node:https";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -58,6 +61,55 @@ describe("outpost certs", () => {
     } finally {
       await s.stop();
     }
+  }, 90_000);
+
+  it("--ou, --dns and --uri go into the client certificate of the --client before them", () => {
+    const out = join(dir, "named");
+    const r = runToExit(
+      bunBin,
+      [main, "certs", "--out", out, "--client", "team-a", "--ou", "team_a", "--dns", "team-a.example", "--uri", "spiffe://site/tenants/team-a", "--dns", "b.example",
+        "--client", "plain", "--client", "units", "--ou", "first", "--ou", "second"],
+      { timeoutMs: 60_000 },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const cert = (name: string) => new X509Certificate(readFileSync(join(out, `${name}.pem`)));
+    const ca = cert("ca");
+    const teamA = cert("team-a");
+    expect(teamA.checkIssued(ca)).toBe(true);
+    expect(teamA.subject.split("\n")).toEqual(["CN=team-a", "O=Outpost", "OU=team_a"]);
+    // DNS names first, then URIs, each in the order given
+    expect(teamA.subjectAltName).toBe("DNS:team-a.example, DNS:b.example, URI:spiffe://site/tenants/team-a");
+    const plain = cert("plain");
+    expect(plain.subject.split("\n")).toEqual(["CN=plain", "O=Outpost"]);
+    expect(plain.subjectAltName).toBeUndefined();
+    expect(cert("units").subject.split("\n")).toEqual(["CN=units", "O=Outpost", "OU=first", "OU=second"]);
+
+    // with no --client, they belong to the default certificate "client"
+    const lone = join(dir, "lone");
+    const d = runToExit(bunBin, [main, "certs", "--out", lone, "--ou", "team-z", "--uri", "urn:example:team-z"], { timeoutMs: 60_000 });
+    expect(d.status).toBe(0);
+    const client = new X509Certificate(readFileSync(join(lone, "client.pem")));
+    expect(client.subject.split("\n")).toEqual(["CN=client", "O=Outpost", "OU=team-z"]);
+    expect(client.subjectAltName).toBe("URI:urn:example:team-z");
+  }, 90_000);
+
+  it("--ou, --dns and --uri that cannot be used are refused before anything is written", () => {
+    const out = join(dir, "refused");
+    const refused = (args: string[], message: string) => {
+      const r = runToExit(bunBin, [main, "certs", "--out", out, ...args], { timeoutMs: 60_000 });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toContain(message);
+    };
+    refused(["--ou", "team-a", "--client", "a"], '--ou "team-a" comes before any --client: put it after the --client <name> whose certificate it is for');
+    refused(["--client", "a", "--dns", "not a name"], '--dns "not a name" of client a is not a DNS name');
+    refused(["--client", "a", "--dns", "-a.example"], '--dns "-a.example" of client a is not a DNS name');
+    refused(["--client", "a", "--uri", "team-a"], '--uri "team-a" of client a is not an absolute URI');
+    refused(["--client", "a", "--uri", "spiffe://site/tenants/tëam"], "is not an absolute URI");
+    refused(["--client", "a", "--ou", ""], '--ou "" of client a: 1 to 64 characters');
+    refused(["--client", "a", "--ou", "x".repeat(65)], "1 to 64 characters");
+    refused(["--client", "a", "--client", "a"], "client a is named twice");
+    expect(() => statSync(out)).toThrow();
   }, 90_000);
 
   it("the real product's single-dash TLS flags are accepted", () => {
