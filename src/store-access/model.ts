@@ -110,7 +110,7 @@ export function parsePolicyBody(body: unknown, cluster: string, pathName?: strin
     if (c !== "" && c !== cluster) throw badRequest(`realms[${i}].cluster "${c}" is not this cluster: this store's cluster is "${cluster}"`);
     // the real product narrows reads by selectors here; Outpost does not, and a restriction
     // silently dropped would widen access: refused instead (docs/security.md)
-    if (raw.label_policies !== undefined && !(Array.isArray(raw.label_policies) && raw.label_policies.length === 0)) {
+    if (raw.label_policies !== undefined && raw.label_policies !== null && !(Array.isArray(raw.label_policies) && raw.label_policies.length === 0)) {
       throw badRequest(`realms[${i}].label_policies are not supported: leave them out, or give the tenant a policy of its own`);
     }
     return { tenant: raw.tenant, cluster: c };

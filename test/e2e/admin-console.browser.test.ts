@@ -12,6 +12,16 @@ import { accessibilityProblems, collectPolicyViolations, freePort, launchBrowser
 import { eventually } from "../helpers/eventually.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
+/** a 1280×800 page that collects page errors and Content-Security-Policy violations (the policy must never bite: issue 16 #11) */
+async function watchedPage(browser: Browser) {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  const pageErrors: string[] = [];
+  page.on("pageerror", (err) => pageErrors.push(err.message));
+  const violations = await collectPolicyViolations(page);
+  page.setDefaultTimeout(15_000);
+  return { page, pageErrors, violations };
+}
+
 describe("admin page in Chromium (enterprise, in-process)", () => {
   const dir = mkdtempSync(join(tmpdir(), "outpost-console-"));
   const pair = generateLicenceKeyPair();
@@ -19,7 +29,7 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
   let browser: Browser;
   let page: Page;
   let base = "";
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   /** the admin page's CSP must never bite (issue 16 #11) */
   let violations: string[] = [];
 
@@ -37,10 +47,7 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
       "metrics.http_port": await freePort(),
     });
     browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on("pageerror", (err) => pageErrors.push(err.message));
-    violations = await collectPolicyViolations(page);
-    page.setDefaultTimeout(15_000);
+    ({ page, pageErrors, violations } = await watchedPage(browser));
   }, 120_000);
 
   afterAll(async () => {
@@ -144,7 +151,7 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     const problems: string[] = [];
     const check = async (where: string) => problems.push(...(await accessibilityProblems(page)).map((p) => `${where}: ${p}`));
     for (const [link, heading] of [
-      ["Overview", "Overview"], ["Metrics tenants", "Metrics tenants"], ["Log tenants", "Log tenants"], ["Service accounts", "Service accounts"],
+      ["Overview", "Overview"], ["Metrics tenants", "Metrics tenants"], ["Log tenants", "Log tenants"], ["Access", "Access policies"], ["Service accounts", "Service accounts"],
       ["Data sources", "Data sources"], ["Users and teams", "Users, teams and organizations"], ["Licence", "Licence"],
     ] as const) {
       await page.getByRole("link", { name: link, exact: true }).click();
@@ -156,6 +163,11 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     await page.getByRole("button", { name: "New data source" }).click();
     await page.getByRole("dialog").getByLabel("Name").waitFor();
     await check("new data source dialog");
+    await page.keyboard.press("Escape");
+    await page.getByRole("link", { name: "Access", exact: true }).click();
+    await page.getByRole("button", { name: "New policy" }).click();
+    await page.getByRole("dialog").getByLabel("Policy name").waitFor();
+    await check("new access policy dialog");
     await page.keyboard.press("Escape");
     await page.getByRole("link", { name: "Change password" }).click();
     await page.getByRole("heading", { name: "Change password", level: 1 }).waitFor();
@@ -175,9 +187,134 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     expect(await page.getByRole("button", { name: "New service account" }).count()).toBe(0);
     // the stores' tenant pages read every tenant: not offered, and plain when typed in
     expect(await page.getByRole("link", { name: "Metrics tenants" }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Access", exact: true }).count()).toBe(0);
     await page.goto(`${base}/log-tenants`);
     await page.getByText("it is for server administrators").waitFor();
     await shot(page, "23-viewer-service-accounts");
+    expect(pageErrors).toEqual([]);
+    expect(violations).toEqual([]);
+  }, 60_000);
+});
+
+describe("Access page and the stores in tokens mode, in Chromium (in-process)", () => {
+  const ADMIN_TOKEN = "console-admin-token-0123456789abcdef";
+  const ADMIN = `Basic ${btoa("admin:admin")}`;
+  const basicAuth = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+  let server: TestServer;
+  let browser: Browser;
+  let ui: Awaited<ReturnType<typeof watchedPage>>;
+  let base = "";
+  const dashboard = (path: string, body?: unknown) =>
+    fetch(`${base}${path}`, { method: body ? "POST" : "GET", headers: { Authorization: ADMIN, "Content-Type": "application/json" }, body: body ? JSON.stringify(body) : null });
+  const metricsQuery = (tenant: string, secret: string) =>
+    fetch(`${server.urls.metrics!}/prometheus/api/v1/query?query=vector(1)`, { headers: { Authorization: basicAuth(tenant, secret) } });
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = await startTestServer({
+      "dashboard.http_port": port,
+      "dashboard.root_url": `${base}/`,
+      "logs.http_port": await freePort(),
+      "metrics.http_port": await freePort(),
+      "logs.auth.type": "tokens",
+      "metrics.auth.type": "tokens",
+      "metrics.admin_token": ADMIN_TOKEN,
+    });
+    // a log shipper with a token of its own: its tenant shows on the log page with the policy reaching it
+    expect((await dashboard("/api/admin/access-policies", { name: "shipper", realms: [{ tenant: "*" }], scopes: ["logs:write"] })).status).toBe(200);
+    const shipper = (await (await dashboard("/api/admin/access-tokens", { name: "shipper-1", access_policy: "shipper" })).json()).token as string;
+    const pushed = await fetch(`${server.urls.logs!}/svc/api/v1/push`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: basicAuth("team-tok", shipper) },
+      body: JSON.stringify({ streams: [{ stream: { job: "shipper" }, values: [[String(BigInt(Date.now() - 5_000) * 1_000_000n), "shipped with a token"]] }] }),
+    });
+    expect(pushed.status).toBe(204);
+    browser = await launchBrowser();
+    ui = await watchedPage(browser);
+    const { page } = ui;
+    await page.goto(`${base}/access`);
+    await page.getByLabel("User name or email").fill("admin");
+    await page.getByLabel("Password").fill("admin");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Access policies", level: 1 }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it("creates a policy and a token; the secret is shown once and works; revoking it makes the store refuse it", async () => {
+    const { page } = ui;
+    await page.getByText("tokens required").first().waitFor();
+    await page.getByRole("button", { name: "New policy" }).click();
+    let dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Policy name").fill("ci-metrics");
+    await dialog.getByLabel("Display name").fill("CI metrics");
+    await dialog.getByLabel("Tenant 1").fill("team-ci");
+    await dialog.getByLabel("metrics:read").check();
+    await dialog.getByLabel("metrics:write").check();
+    await dialog.getByRole("button", { name: "Create policy" }).click();
+    await dialog.waitFor({ state: "detached" });
+    const policyRow = page.getByRole("table", { name: "Access policies" }).getByRole("row").filter({ hasText: "ci-metrics" });
+    await eventually(() => policyRow.textContent(), (v) => expect(v).toContain("team-ci"));
+    expect(await policyRow.textContent()).toContain("metrics:write, metrics:read");
+
+    await page.getByRole("button", { name: "New token" }).click();
+    dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Token name").fill("ci-token");
+    await dialog.getByLabel("Access policy").selectOption("ci-metrics");
+    await dialog.getByLabel("Expires").selectOption({ label: "30 days" });
+    await dialog.getByRole("button", { name: "Create token" }).click();
+    const key = dialog.locator(".key-reveal code");
+    await eventually(() => key.textContent(), (v) => expect(v).toMatch(/^[A-Za-z0-9+/=]{40,}$/));
+    const secret = (await key.textContent())!;
+    expect(await dialog.getByRole("alert").textContent()).toContain("you will not see it again");
+    await dialog.getByRole("button", { name: "Copy token" }).waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shot(page, "30-access-token-shown-once");
+    // it works against the metrics store, for its tenant
+    expect((await metricsQuery("team-ci", secret)).status).toBe(200);
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "detached" });
+    const tokenRow = page.getByRole("table", { name: "Access tokens" }).getByRole("row").filter({ hasText: "ci-token" });
+    await eventually(() => tokenRow.count(), (v) => expect(v).toBe(1));
+    expect(await page.content()).not.toContain(secret);
+    // the token's query shows as its use (the list is read every 10 s)
+    await eventually(() => tokenRow.locator("td.num").last().textContent(), (v) => expect(v).toBe("1"), 25_000);
+    expect(await tokenRow.textContent()).not.toContain("never");
+    expect(await policyRow.locator("td.num").textContent()).toBe("1");
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shot(page, "31-access-page");
+
+    await tokenRow.getByRole("button", { name: "Revoke ci-token" }).click();
+    const confirm = page.getByRole("dialog");
+    await confirm.getByRole("button", { name: "Revoke token" }).click();
+    await confirm.waitFor({ state: "detached" });
+    await eventually(() => tokenRow.count(), (v) => expect(v).toBe(0));
+    expect((await metricsQuery("team-ci", secret)).status).toBe(401);
+  }, 90_000);
+
+  it("log tenants in tokens mode: asks for the admin token, then lists the tenant with the policies reaching it and queries its lines", async () => {
+    const { page, pageErrors, violations } = ui;
+    await page.getByRole("link", { name: "Log tenants" }).click();
+    await page.getByLabel("Admin API token").fill("not-the-token");
+    await page.getByRole("button", { name: "Use token" }).click();
+    await eventually(() => page.getByRole("alert").filter({ hasText: "Authentication failed" }).textContent(), (v) => expect(v).toContain("invalid token"));
+    await page.getByLabel("Admin API token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Use token" }).click();
+    const row = page.getByRole("row").filter({ hasText: "team-tok" });
+    await eventually(() => row.textContent(), (v) => expect(v).toContain("shipper"));
+    await row.getByRole("button", { name: "Query logs of team-tok" }).click();
+    await page.getByLabel("LogQL query").fill('{job="shipper"}');
+    await page.getByRole("button", { name: "Run query" }).click();
+    await eventually(() => page.getByRole("list", { name: "Log lines, newest first" }).textContent(), (v) => expect(v).toContain("shipped with a token"));
+    await shot(page, "32-log-tenants-tokens-mode");
+    // the same token serves the metrics pages: not asked for again
+    await page.getByRole("link", { name: "Metrics tenants" }).click();
+    await page.getByRole("button", { name: "New tenant" }).waitFor();
+    expect(await page.getByLabel("Admin API token").count()).toBe(0);
     expect(pageErrors).toEqual([]);
     expect(violations).toEqual([]);
   }, 60_000);

@@ -61,6 +61,8 @@ import { registerUser } from "./legacy/identity/user.ts";
 import { registerUsers } from "./legacy/identity/users.ts";
 import { registerFrontendSettings } from "./legacy/admin/frontend-settings.ts";
 import { registerServerAdmin } from "./legacy/admin/server-admin.ts";
+import { registerAccessPolicies } from "./legacy/admin/access-policies.ts";
+import { openStoreAccess } from "../../store-access/access-store.ts";
 import type { LicenceStore } from "./core/admin/licence-store.ts";
 import { renderDashboardError } from "./render-error.ts";
 import { secureValueAccess, secureValueKind } from "./apis/kinds/secure-values.ts";
@@ -236,6 +238,9 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     edition: config.server.edition, licences, rootUrl, adminPasswordIsDefault: defaultPasswordCheck(db.pg), now,
   });
   registerServerAdmin(r, { config, pg: db.pg, dataDir: db.dataDir, now, boundPorts: deps.boundPorts ?? {} });
+  // the stores' access policies and tokens: the process's one set (server.ts), or opened here when the dashboard runs alone
+  const access = deps.access ?? (await openStoreAccess({ pg: db.pg, cluster: config.metrics.cluster_name, now }));
+  registerAccessPolicies(r, { access, now });
   registerAdminPage(r, deps);
   return {
     app,

@@ -2,6 +2,7 @@ import type { Config } from "../../config/schema.ts";
 import type { Database } from "../../db/open.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
+import type { StoreAccess } from "../../store-access/access-store.ts";
 
 /** Everything the dashboard app needs, passed explicitly (no globals). */
 export interface DashboardDeps {
@@ -15,6 +16,8 @@ export interface DashboardDeps {
   now?: () => number;
   /** the ports the listeners were bound to, filled in once they listen (a port configured as 0 is chosen then) */
   boundPorts?: BoundPorts;
+  /** the stores' access policies and tokens, one set for the process (server.ts); default: opened by the dashboard */
+  access?: StoreAccess | undefined;
 }
 
 /** listener name ("dashboard", "logs", "metrics", "logs proxy") -> the port it listens on */

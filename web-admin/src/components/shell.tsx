@@ -7,6 +7,7 @@ import { useEffect, useErrorBoundary, useRef, useState } from "preact/hooks";
 import { api } from "../lib/api.ts";
 import { editionOf, useSession } from "../lib/session.ts";
 import { adminToken, forgetTopology } from "../lib/stores.ts";
+import { AccessPage } from "../pages/access.tsx";
 import { DataSourcesPage } from "../pages/datasources.tsx";
 import { LicencePage } from "../pages/licence.tsx";
 import { Logo } from "../pages/login.tsx";
@@ -29,6 +30,8 @@ const NAV: NavItem[] = [
   // the stores' tenant pages read every tenant: server administrators only
   { path: "/metrics-tenants", label: "Metrics tenants", show: (_, admin) => admin },
   { path: "/log-tenants", label: "Log tenants", show: (_, admin) => admin },
+  // the stores' access policies and tokens reach every tenant: server administrators only
+  { path: "/access", label: "Access", show: (_, admin) => admin },
   { path: "/service-accounts", label: "Service accounts" },
   { path: "/datasources", label: "Data sources" },
   { path: "/users", label: "Users and teams" },
@@ -84,6 +87,7 @@ export function Shell() {
             <Route path="/" component={OverviewPage} />
             <Route path="/metrics-tenants" component={MetricsTenantsPage} />
             <Route path="/log-tenants" component={LogTenantsPage} />
+            <Route path="/access" component={AccessPage} />
             <Route path="/service-accounts" component={ServiceAccountsPage} />
             <Route path="/datasources" component={DataSourcesPage} />
             <Route path="/users" component={UsersPage} />

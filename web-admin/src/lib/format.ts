@@ -43,3 +43,15 @@ export function dateTime(iso: string | null | undefined): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? "–" : d.toLocaleString();
 }
+
+const DAY = 86400;
+
+/** how long a new token lives, for a select: [seconds, label]; "0" never expires */
+export const TOKEN_LIFETIMES: [string, string][] = [
+  ["0", "Never"],
+  [String(DAY), "1 day"],
+  [String(7 * DAY), "7 days"],
+  [String(30 * DAY), "30 days"],
+  [String(90 * DAY), "90 days"],
+  [String(365 * DAY), "1 year"],
+];

@@ -97,7 +97,7 @@ export async function loadTenants(topo: Topology): Promise<TenantsData> {
 
 async function effectiveLimits(l: Listener, tenant: string): Promise<Partial<Limits> | undefined> {
   try {
-    return await storeRequest<Partial<Limits>>(l, "/api/v1/user_limits", { headers: { "X-Scope-OrgID": tenant } });
+    return await storeRequest<Partial<Limits>>(l, "/api/v1/user_limits", { tenant });
   } catch (err) {
     if (err instanceof ApiFailure) return undefined;
     throw err;

@@ -16,6 +16,8 @@ export interface Listener {
   serverUrl: string;
   tls: "none" | "TLS" | "mutual TLS";
   clientAuth: string;
+  /** the store wants access policy tokens (<store>.auth.type: tokens), not a trusted X-Scope-OrgID */
+  tokens: boolean;
 }
 
 export interface Topology {
@@ -35,10 +37,15 @@ function tlsOf(section: Record<string, string> | undefined): Pick<Listener, "tls
   return { tls: mutual ? "mutual TLS" : "TLS", clientAuth };
 }
 
-function listener(name: Listener["name"], title: string, port: string, enabled: boolean, tls: Pick<Listener, "tls" | "clientAuth">, bound: string): Listener {
+function listener(name: "logs" | "metrics", title: string, s: Settings | undefined, tls: Pick<Listener, "tls" | "clientAuth">, bound: string): Listener {
+  const section = s?.[name];
+  const port = section?.http_port ?? (name === "logs" ? "3100" : "9009");
   const scheme = tls.tls === "none" ? "http" : "https";
   const host = ["", "0.0.0.0", "::", "[::]"].includes(bound) ? "127.0.0.1" : bound.includes(":") && !bound.startsWith("[") ? `[${bound}]` : bound;
-  return { name, title, enabled, url: `${scheme}://${location.hostname}:${port}`, serverUrl: `${scheme}://${host}:${port}`, ...tls };
+  return {
+    name, title, enabled: s ? section?.enabled !== "false" : true, url: `${scheme}://${location.hostname}:${port}`, serverUrl: `${scheme}://${host}:${port}`,
+    tokens: section?.["auth.type"] === "tokens", ...tls,
+  };
 }
 
 let cached: Promise<Topology> | undefined;
@@ -72,17 +79,32 @@ function build(s: Settings | undefined, settingsError?: Error): Topology {
       enabled: true,
       url: location.origin,
       serverUrl: location.origin,
+      tokens: false,
       ...(s ? tlsOf(s.dashboard) : { tls: location.protocol === "https:" ? "TLS" : "none", clientAuth: "" }),
       ...(s ? {} : { url: `${location.protocol}//${location.hostname}:${page}` }),
     },
-    logs: listener("logs", "Log store", s?.logs?.http_port ?? "3100", s ? s.logs?.enabled !== "false" : true, storesTls, bound),
-    metrics: listener("metrics", "Metrics store", s?.metrics?.http_port ?? "9009", s ? s.metrics?.enabled !== "false" : true, storesTls, bound),
+    logs: listener("logs", "Log store", s, storesTls, bound),
+    metrics: listener("metrics", "Metrics store", s, storesTls, bound),
   };
 }
 
-/** a request to a store; the browser adds the Origin header, the store answers CORS */
-export function storeRequest<T>(l: Listener, path: string, options: RequestOptions = {}): Promise<T> {
-  return request<T>(`${l.url}${path}`, options);
+export interface StoreRequestOptions extends RequestOptions {
+  /** the tenant of a request for one tenant's data (X-Scope-OrgID); none for a request across tenants */
+  tenant?: string;
+}
+
+/**
+ * A request to a store; the browser adds the Origin header, the store answers
+ * CORS. In tokens mode the stores want credentials: the metrics admin token
+ * (which both stores accept as reaching every tenant with every scope) as
+ * basic auth, the tenant as user name, or an empty one across tenants.
+ */
+export function storeRequest<T>(l: Listener, path: string, options: StoreRequestOptions = {}): Promise<T> {
+  const { tenant, ...rest } = options;
+  const headers: Record<string, string> = { ...rest.headers };
+  if (tenant !== undefined) headers["X-Scope-OrgID"] = tenant;
+  if (l.tokens && adminToken.get() && headers.Authorization === undefined) headers.Authorization = basicAuth(tenant ?? "", adminToken.get());
+  return request<T>(`${l.url}${path}`, { ...rest, headers });
 }
 
 const TOKEN_KEY = "outpost.metricsAdminToken";
@@ -94,7 +116,12 @@ export const adminToken = {
   clear: () => sessionStorage.removeItem(TOKEN_KEY),
 };
 
+/** HTTP basic credentials; btoa takes Latin-1 only, so the text goes as UTF-8 bytes */
+function basicAuth(user: string, password: string): string {
+  const bytes = new TextEncoder().encode(`${user}:${password}`);
+  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+}
+
 export function adminRequest<T>(l: Listener, path: string, options: RequestOptions = {}): Promise<T> {
-  const auth = `Basic ${btoa(`:${adminToken.get()}`)}`;
-  return storeRequest<T>(l, path, { ...options, headers: { ...options.headers, Authorization: auth } });
+  return storeRequest<T>(l, path, { ...options, headers: { ...options.headers, Authorization: basicAuth("", adminToken.get()) } });
 }

@@ -48,6 +48,7 @@ const placeholderOf = (type: string) => (PORTS[type] ? `http://127.0.0.1:${PORTS
 /** the bundled stores of this Outpost (their real ports and schemes), as the server reaches them: the server queries a data source */
 type DefaultUrls = (type: string) => string;
 const bundledUrls = (t: Topology): DefaultUrls => (type) => (type === "prometheus" ? t.metrics.serverUrl : t.logs.serverUrl);
+const BASIC_AUTH_HINT = "For Outpost's own stores in tokens mode: the tenant as user, an access policy token (Access page) as password.";
 const pathOf = (uid: string) => `/api/datasources/uid/${encodeURIComponent(uid)}`;
 
 /** the dialog: uid undefined creates a data source */
@@ -190,7 +191,7 @@ function DataSourceForm(props: { initial: DataSource | undefined; defaultUrlOf: 
         />
       </div>
       <CheckField label="Default" name="isDefault" checked={isDefault} onChange={setIsDefault} disabled={readOnly} hint="Used when a query names no data source." />
-      <CheckField label="Basic auth" name="basicAuth" checked={basicAuth} onChange={setBasicAuth} disabled={readOnly} />
+      <CheckField label="Basic auth" name="basicAuth" checked={basicAuth} onChange={setBasicAuth} disabled={readOnly} hint={BASIC_AUTH_HINT} />
       <div class="form-grid">
         <TextField label="User" name="basicAuthUser" value={basicAuthUser} onInput={setUser} disabled={readOnly} autoComplete="off" />
         {configured ? (

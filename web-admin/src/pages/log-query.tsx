@@ -20,13 +20,13 @@ const RANGES: [string, string][] = [["900", "last 15 minutes"], ["3600", "last h
 const labelsText = (l: Record<string, string>) => `{${Object.entries(l).map(([k, v]) => `${k}="${v}"`).join(", ")}}`;
 
 export function LogQuery(props: { store: Listener; tenant: string }) {
-  const headers = { "X-Scope-OrgID": props.tenant };
+  const tenant = props.tenant;
   const [logql, setLogql] = useState("");
   const [range, setRange] = useState("3600");
   const [data, setData] = useState<QueryData>();
   useEffect(() => {
     // start from a selector the tenant's data has: its first label
-    storeRequest<{ data?: string[] }>(props.store, "/svc/api/v1/labels", { headers }).then(
+    storeRequest<{ data?: string[] }>(props.store, "/svc/api/v1/labels", { tenant }).then(
       (r) => setLogql((q) => q || `{${(r.data ?? []).find((n) => n !== "__name__") ?? "job"}=~".+"}`),
       () => setLogql((q) => q || '{job=~".+"}'),
     );
@@ -35,7 +35,7 @@ export function LogQuery(props: { store: Listener; tenant: string }) {
     const end = Date.now() * 1e6;
     const start = end - Number(range) * 1e9;
     const q = new URLSearchParams({ query: logql, limit: "100", direction: "backward", start: String(start), end: String(end) });
-    const r = await storeRequest<{ data: QueryData }>(props.store, `/svc/api/v1/query_range?${q}`, { headers });
+    const r = await storeRequest<{ data: QueryData }>(props.store, `/svc/api/v1/query_range?${q}`, { tenant });
     setData(r.data);
   });
   return (

@@ -1,41 +1,45 @@
 // Metrics tenants: the admin API's tenants with their usage against their
-// limits. The admin API token is asked for once and kept only for this tab's
-// session (sessionStorage), never sent anywhere but the metrics store.
+// limits, and the access policies that reach each. The admin API token is
+// asked for once and kept only for this tab's session (sessionStorage), never
+// sent anywhere but the stores.
 import { useEffect, useState } from "preact/hooks";
+import { AdminTokenForm, ForgetAdminToken, useAdminToken } from "../components/admin-token.tsx";
 import { Bars, Meter } from "../components/charts.tsx";
 import { DataTable, type Column } from "../components/data-table.tsx";
-import { ActionForm } from "../components/form-dialog.tsx";
-import { Badge, Button, Empty, ErrorNote, Loaded, PageHeader, TextField, ServerAdminsOnly } from "../components/ui.tsx";
+import { AuthModeNote, TenantPolicies } from "../components/tenant-policies.tsx";
+import { Badge, Button, Empty, ErrorNote, Loaded, PageHeader, ServerAdminsOnly } from "../components/ui.tsx";
+import { loadPolicies } from "../lib/access.ts";
 import { ApiFailure } from "../lib/api.ts";
 import * as fmt from "../lib/format.ts";
-import { useAction, useLoad, usePolledLoad } from "../lib/hooks.ts";
+import { useLoad, usePolledLoad } from "../lib/hooks.ts";
 import { defaultsOf, limitOf, loadTenants, type TenantsData, type TenantView } from "../lib/metrics-tenants.ts";
 import { useSession } from "../lib/session.ts";
-import { adminRequest, adminToken, topology, type Topology } from "../lib/stores.ts";
+import { adminRequest, topology, type Topology } from "../lib/stores.ts";
 import { TenantForm } from "./metrics-tenant-form.tsx";
 
 const meter = (label: string): Column => ({ label, class: "meter-col" });
-const COLUMNS = ["Tenant", "Status", "Cluster", meter("Active series"), meter("Ingestion rate"), "Limits from", ""];
+const COLUMNS = ["Tenant", "Status", "Cluster", meter("Active series"), meter("Ingestion rate"), "Limits from", "Access policies", ""];
 
 export function MetricsTenantsPage() {
   const serverAdmin = useSession().user.isSvcAdmin;
   const topo = useLoad(topology);
-  const [hasToken, setHasToken] = useState(adminToken.get() !== "");
+  const token = useAdminToken();
   return (
     <section>
       <PageHeader title="Metrics tenants" description="Tenants of the metrics store, their limits and what they use. Managed through the tenant admin API.">
-        {hasToken && (
-          <Button onClick={() => { adminToken.clear(); setHasToken(false); }}>Forget admin token</Button>
-        )}
+        {token.has && <ForgetAdminToken onForget={token.forget} />}
       </PageHeader>
       {!serverAdmin ? <ServerAdminsOnly what="This page" /> : <Loaded load={topo}>
         {(t) =>
           !t.metrics.enabled ? (
             <p class="alert info">The metrics store is turned off in this Outpost's configuration (<code>metrics.enabled: false</code>).</p>
-          ) : hasToken ? (
-            <TenantList topo={t} onTokenRejected={() => { adminToken.clear(); setHasToken(false); }} />
+          ) : token.has ? (
+            <TenantList topo={t} onTokenRejected={token.forget} />
           ) : (
-            <TokenForm topo={t} onAccepted={() => setHasToken(true)} />
+            <AdminTokenForm check={() => adminRequest(t.metrics, "/admin/api/v2/tenants")} onAccepted={token.accepted}>
+              The tenant admin API of the metrics store (<code>{t.metrics.url}</code>) needs its admin token (<code>metrics.admin_token</code>, printed at
+              first start).
+            </AdminTokenForm>
           )
         }
       </Loaded>}
@@ -43,44 +47,9 @@ export function MetricsTenantsPage() {
   );
 }
 
-function TokenForm(props: { topo: Topology; onAccepted: () => void }) {
-  const [token, setToken] = useState("");
-  const check = useAction(async () => {
-    adminToken.set(token);
-    try {
-      await adminRequest(props.topo.metrics, "/admin/api/v2/tenants");
-    } catch (err) {
-      adminToken.clear();
-      throw err;
-    }
-    props.onAccepted();
-  });
-  return (
-    <ActionForm
-      class="card narrow"
-      action={check}
-      submitLabel="Use token"
-      head={
-        <>
-          <h2>Admin API token</h2>
-          <p>
-            The tenant admin API of the metrics store (<code>{props.topo.metrics.url}</code>) needs its admin token (<code>metrics.admin_token</code>,
-            printed at first start). It is kept in this browser tab only and forgotten when the tab closes.
-          </p>
-          <p class="hint">
-            Lost it? Only its hash is stored. Set <code>metrics.admin_token</code> in the configuration file (or <code>--metrics-admin-token</code>) and
-            restart: the configured token replaces the stored one.
-          </p>
-        </>
-      }
-    >
-      <TextField label="Admin API token" name="admin_token" type="password" value={token} onInput={setToken} required autoComplete="off" autoFocus />
-    </ActionForm>
-  );
-}
-
 function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
   const tenants = usePolledLoad<TenantsData>(() => loadTenants(props.topo), 10_000);
+  const policies = useLoad(loadPolicies);
   const { data, error } = tenants;
   const [editing, setEditing] = useState<TenantView | "new">();
   const [selected, setSelected] = useState<string>();
@@ -94,6 +63,7 @@ function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
         <p class="muted">{data ? `${data.views.length} tenant${data.views.length === 1 ? "" : "s"} · refreshed every 10 s` : ""}</p>
         <Button kind="primary" onClick={() => setEditing("new")}>New tenant</Button>
       </div>
+      <AuthModeNote store={props.topo.metrics} />
       <ErrorNote error={error} what="This page" />
       {!data && !error && <p class="loading" role="status">Loading tenants…</p>}
       {data && data.views.length === 0 && <Empty>No tenants yet. Create one to give it limits; tenants that only push data appear in the log and query APIs without being listed here.</Empty>}
@@ -112,6 +82,7 @@ function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
               <td><Meter label={`Active series of ${v.name}`} value={v.stats?.numSeries} limit={limitOf(v, "max_global_series_per_user", data.defaults)} /></td>
               <td><Meter label={`Ingestion rate of ${v.name}`} value={v.stats?.ingestionRate} limit={limitOf(v, "ingestion_rate", data.defaults)} unit="/s" /></td>
               <td>{v.source}</td>
+              <td><TenantPolicies policies={policies} tenant={v.name} /></td>
               <td class="row-actions"><Button onClick={() => setEditing(v)} aria-label={`Edit ${v.name}`}>Edit</Button></td>
             </tr>
           ))}

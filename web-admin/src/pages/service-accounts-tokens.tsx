@@ -6,7 +6,7 @@ import { DataTable } from "../components/data-table.tsx";
 import { ActionForm } from "../components/form-dialog.tsx";
 import { Badge, Button, Confirm, CopyButton, Dialog, Empty, Loaded, SelectField, TextField } from "../components/ui.tsx";
 import { api } from "../lib/api.ts";
-import { ago, dateTime } from "../lib/format.ts";
+import { ago, dateTime, TOKEN_LIFETIMES } from "../lib/format.ts";
 import { useAction, useLoad } from "../lib/hooks.ts";
 import type { ServiceAccount } from "./service-accounts.tsx";
 
@@ -22,15 +22,6 @@ interface Token {
   isRevoked?: boolean;
 }
 
-const DAY = 86400;
-const EXPIRY: [string, string][] = [
-  ["0", "Never"],
-  [String(DAY), "1 day"],
-  [String(7 * DAY), "7 days"],
-  [String(30 * DAY), "30 days"],
-  [String(90 * DAY), "90 days"],
-  [String(365 * DAY), "1 year"],
-];
 
 export function TokensDialog(props: { account: ServiceAccount; onClose: () => void; onChanged: () => void }) {
   const { account } = props;
@@ -96,7 +87,7 @@ export function TokensDialog(props: { account: ServiceAccount; onClose: () => vo
           <ActionForm action={add} submitLabel="Add token">
             <div class="form-grid">
               <TextField label="Token name" name="name" value={name} onInput={setName} required autoComplete="off" />
-              <SelectField label="Expiry" name="secondsToLive" value={ttl} onChange={setTtl} options={EXPIRY} />
+              <SelectField label="Expiry" name="secondsToLive" value={ttl} onChange={setTtl} options={TOKEN_LIFETIMES} />
             </div>
           </ActionForm>
         </div>

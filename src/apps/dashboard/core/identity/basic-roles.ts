@@ -103,6 +103,8 @@ const serverAdmin: Permission[] = [
   p("permissions:type:delegate"), p("permissions:type:escalate"),
   p("status:accesscontrol", "services:accesscontrol"),
   p("server.stats:read"), p("settings:read", "settings:*"),
+  // the log and metrics stores' access policies and their tokens (server-wide, as the stores are)
+  p("accesspolicies:read"), p("accesspolicies:write"), p("accesspolicies:delete"),
 ];
 
 /** name, uid and permissions of each basic role, as the RBAC API shows them */
