@@ -120,10 +120,12 @@ export const configSchema = type({
       query_timeout: duration,
       max_query_series: count,
       max_outstanding_per_tenant: count,
+      max_concurrent_tail_requests: count,
       retention_period: duration,
     },
     querier: {
       max_concurrent: type("number.integer >= 1").describe("a positive whole number"),
+      tail_max_duration: duration,
     },
     runtime_config_file: "string",
     runtime_config_reload_period: duration,

@@ -1,12 +1,16 @@
 // Serving a fetch handler on each runtime: Bun.serve, Deno.serve, or
 // node:http through @hono/node-server. Everything above this file speaks
-// Web-standard Request/Response only.
+// Web-standard Request/Response only; WebSockets go through websocket.ts,
+// whose upgrades each listener offers (and whose sockets it closes when it stops).
 import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { runtime } from "./runtime.ts";
 import { listenTls, tlsEnabled, type TlsConfig } from "./tls.ts";
+import { asksUpgrade, bunWebSocket, offerBun, offerDeno, socketSet } from "./websocket.ts";
+import { serveUpgrades } from "./websocket-node.ts";
 
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+/** a Hono app's fetch: `env` is what the runtime passes beside the request (its bindings) */
+export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 export interface ListenOptions {
   host: string;
@@ -99,10 +103,16 @@ export function urlOf(host: string, port: number, scheme = "http"): string {
 }
 
 function listenBun(fetch: FetchHandler, o: ListenOptions): Listener {
+  const sockets = socketSet();
   const server = Bun.serve({
     hostname: o.host,
     port: o.port,
-    fetch,
+    // Bun passes the server beside the request: the app gets it as its bindings, as before
+    fetch: (request, server) => {
+      if (asksUpgrade(request)) offerBun(request, server, sockets);
+      return fetch(request, server);
+    },
+    websocket: bunWebSocket,
     development: false,
     maxRequestBodySize: o.maxRequestBodySize ?? 1024 ** 3,
     ...(o.timeouts ? { idleTimeout: bunIdleTimeout(o.timeouts) } : {}),
@@ -111,7 +121,10 @@ function listenBun(fetch: FetchHandler, o: ListenOptions): Listener {
   return {
     url: urlOf(o.host, port),
     port,
-    close: async (force = false) => { await server.stop(force); },
+    close: async (force = false) => {
+      sockets.closeAll(force);
+      await server.stop(force);
+    },
   };
 }
 
@@ -123,7 +136,11 @@ interface DenoGlobal {
 
 async function listenDeno(fetch: FetchHandler, o: ListenOptions): Promise<Listener> {
   const deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno;
-  const server = deno.serve({ hostname: o.host, port: o.port, onListen: () => {} }, fetch);
+  const sockets = socketSet();
+  const server = deno.serve({ hostname: o.host, port: o.port, onListen: () => {} }, (request, info) => {
+    if (asksUpgrade(request)) offerDeno(request, sockets);
+    return fetch(request, info);
+  });
   let shutdown: Promise<void> | undefined;
   return {
     url: urlOf(o.host, server.addr.port),
@@ -131,6 +148,7 @@ async function listenDeno(fetch: FetchHandler, o: ListenOptions): Promise<Listen
     // Deno's shutdown is graceful and has no forced variant: a forced close
     // stops waiting for it (the process is about to exit)
     close: async (force = false) => {
+      sockets.closeAll(force);
       shutdown ??= server.shutdown();
       await (force ? Promise.race([shutdown, new Promise((r) => setTimeout(r, 100))]) : shutdown);
     },
@@ -141,6 +159,8 @@ async function listenNode(fetch: FetchHandler, o: ListenOptions): Promise<Listen
   const { createAdaptorServer } = await import("@hono/node-server");
   const server = createAdaptorServer({ fetch, hostname: o.host, port: o.port }) as HttpServer;
   applyNodeTimeouts(server, o.timeouts);
+  const sockets = socketSet();
+  serveUpgrades(server, fetch, "http", sockets);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port, o.host, () => { server.off("error", reject); resolve(); });
@@ -151,6 +171,7 @@ async function listenNode(fetch: FetchHandler, o: ListenOptions): Promise<Listen
     port,
     close: (force = false) =>
       new Promise<void>((resolve) => {
+        sockets.closeAll(force);
         server.close(() => resolve());
         if (force) server.closeAllConnections();
         else server.closeIdleConnections();

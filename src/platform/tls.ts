@@ -11,6 +11,8 @@ import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import type { FetchHandler, ListenOptions, Listener } from "./listen.ts";
 import { applyNodeTimeouts, inactivityTimeout, urlOf } from "./listen.ts";
 import { runtime } from "./runtime.ts";
+import { socketSet } from "./websocket.ts";
+import { serveUpgrades } from "./websocket-node.ts";
 
 export type ClientAuthType = "" | "NoClientCert" | "RequestClientCert" | "RequireAnyClientCert" | "VerifyClientCertIfGiven" | "RequireAndVerifyClientCert";
 
@@ -51,6 +53,8 @@ export async function listenTls(fetch: FetchHandler, o: ListenOptions, tls: TlsC
   // plain listeners (Bun.serve, Deno.serve) in the same process need it
   const http = createHttpServer(getRequestListener(fetch, { overrideGlobalObjects: runtime === "node" }));
   applyNodeTimeouts(http, o.timeouts);
+  const sockets = socketSet();
+  serveUpgrades(http, fetch, "https", sockets);
   const server = createTlsServer(
     {
       cert: read(tls.cert_file, "certificate"),
@@ -86,6 +90,7 @@ export async function listenTls(fetch: FetchHandler, o: ListenOptions, tls: TlsC
     port,
     close: (force = false) =>
       new Promise<void>((resolve) => {
+        sockets.closeAll(force);
         server.close(() => resolve());
         http.close();
         if (force) http.closeAllConnections();

@@ -229,6 +229,8 @@ export async function openStoreAccess(options: StoreAccessOptions): Promise<Stor
       ).rows[0];
       if (!row) throw new ApiError(412, "the resource has changed: read it again");
       const p = policyFromRow(row);
+      // deleted while this update waited: it stays deleted
+      if (!policies.has(name)) throw notFound(`access policy "${name}" not found`);
       policies.set(name, p);
       return p;
     },
@@ -274,6 +276,8 @@ export async function openStoreAccess(options: StoreAccessOptions): Promise<Stor
       ).rows[0];
       if (!row) throw new ApiError(412, "the resource has changed: read it again");
       const t = tokenFromRow(row);
+      // revoked while this update waited: it stays revoked
+      if (!tokens.has(name)) throw notFound(`token "${name}" not found`);
       tokens.set(name, t);
       return t;
     },

@@ -61,6 +61,9 @@ interface Credentials {
 const parsed = new Map<string, Credentials>();
 const PARSED_LIMIT = 10_000;
 
+/** how many headers are remembered (tests: hostile spellings must not add any) */
+export const rememberedHeaders = () => parsed.size;
+
 function credentialsOf(header: string | undefined, realm: string): Credentials | undefined {
   if (header === undefined || header.trim() === "") return undefined;
   const known = parsed.get(header);
@@ -122,18 +125,33 @@ export function policyRefusal(policy: AccessPolicy, scope: Scope, tenants: strin
   return undefined;
 }
 
-function verifiedToken(o: AuthorizeOptions, credentials: Credentials, header: string): { policy: AccessPolicy; name: string } {
+function verifiedToken(o: AuthorizeOptions, credentials: Credentials): { policy: AccessPolicy; name: string } {
   const v = o.access.verify(credentials.secret);
   if (!v.ok) {
     const message = v.reason === "expired" ? "token expired" : v.reason === "inactive" ? `access policy "${v.policy}" is inactive` : "invalid token";
     throw new ApiError(401, message, challenge(o.realm));
   }
-  if (!parsed.has(header)) {
-    if (parsed.size >= PARSED_LIMIT) parsed.clear();
-    parsed.set(header, credentials);
-  }
-  o.access.usage.used(v.policy.name, v.token.name, o.now());
   return { policy: v.policy, name: v.token.name };
+}
+
+/** base64 that decodes and encodes back to itself: one spelling per credential */
+const CANONICAL_BASIC = /^Basic ([A-Za-z0-9+/]+={0,2})$/;
+const CANONICAL_BEARER = /^Bearer [\x21-\x7e]+$/;
+
+/**
+ * A request allowed: its token's use is counted, and its header remembered
+ * when it is the one spelling of its credentials (a base64 decoder skips
+ * characters outside its alphabet, so one secret has endless spellings:
+ * only a canonical, short header may take a place in the memo).
+ */
+function allowed(o: AuthorizeOptions, header: string, credentials: Credentials, token: { policy: AccessPolicy; name: string }): void {
+  o.access.usage.used(token.policy.name, token.name, o.now());
+  if (parsed.has(header) || header.length > 512) return;
+  const basic = CANONICAL_BASIC.exec(header);
+  const canonical = basic ? Buffer.from(basic[1]!, "base64").toString("base64") === basic[1] : CANONICAL_BEARER.test(header);
+  if (!canonical) return;
+  if (parsed.size >= PARSED_LIMIT) parsed.clear();
+  parsed.set(header, credentials);
 }
 
 /**
@@ -154,7 +172,7 @@ export function authorize(
   }
   const credentials = credentialsOf(p.authorization, o.realm);
   if (!credentials) throw new ApiError(401, CREDENTIALS_HELP, challenge(o.realm));
-  const token = verifiedToken(o, credentials, p.authorization!);
+  const token = verifiedToken(o, credentials);
   let tenants = namedTenants(p, credentials.user, route.query, route.multiTenant);
   if (!tenants) {
     // a bearer token without X-Scope-OrgID: its policy's one tenant, when it has exactly one
@@ -164,6 +182,7 @@ export function authorize(
   }
   const refusal = policyRefusal(token.policy, scope, tenants);
   if (refusal) throw new ApiError(403, refusal);
+  allowed(o, p.authorization!, credentials, token);
   return { tenants, token: { policy: token.policy.name, name: token.name } };
 }
 
@@ -173,11 +192,30 @@ export function authorize(
  * a token whose policy reaches every tenant and holds `scope` (or admin).
  */
 export function authorizeAllTenants(o: AuthorizeOptions, p: Presented, scope: Scope): Caller | undefined {
-  if (o.mode === "header") return undefined;
+  if (o.mode === "header") {
+    // a certificate mapped to a tenant is one tenant's client, even where headers are trusted
+    if (p.certTenant !== undefined) throw new ApiError(403, `the client certificate is for tenant ${p.certTenant}, and this endpoint shows every tenant`);
+    return undefined;
+  }
   const credentials = credentialsOf(p.authorization, o.realm);
   if (!credentials) throw new ApiError(401, CREDENTIALS_HELP, challenge(o.realm));
-  const token = verifiedToken(o, credentials, p.authorization!);
+  const token = verifiedToken(o, credentials);
   const refusal = token.policy.scopes.includes("admin") ? policyRefusal(token.policy, "admin", "all") : policyRefusal(token.policy, scope, "all");
   if (refusal) throw new ApiError(403, refusal);
+  allowed(o, p.authorization!, credentials, token);
   return { tenants: [], token: { policy: token.policy.name, name: token.name } };
+}
+
+/**
+ * Tokens mode, before the body is read: a request that carries no token that
+ * verifies is refused at once (401), so an anonymous caller never costs a body
+ * parse or a push slot. Scope and tenant are checked by the route afterwards.
+ * `open`: the paths every caller may reach (/ready, build info, the admin
+ * API with its own credentials).
+ */
+export function precheck(o: AuthorizeOptions, authorization: string | undefined): void {
+  if (o.mode !== "tokens") return;
+  const credentials = credentialsOf(authorization, o.realm);
+  if (!credentials) throw new ApiError(401, CREDENTIALS_HELP, challenge(o.realm));
+  verifiedToken(o, credentials);
 }

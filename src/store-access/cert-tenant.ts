@@ -39,7 +39,14 @@ export function certField(cert: PeerCertificate, from: CertTenantField): string 
     case "san_uri": {
       const uri = altNames(cert.subjectaltname, "URI")[0];
       if (uri === undefined) return undefined;
-      const path = uri.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").split(/[/?#]/).filter(Boolean);
+      let pathname: string;
+      try {
+        pathname = new URL(uri).pathname;
+      } catch {
+        return undefined;
+      }
+      // the path only: a query or fragment never names the tenant
+      const path = pathname.split("/").filter(Boolean);
       return path[path.length - 1];
     }
   }

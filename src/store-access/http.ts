@@ -2,10 +2,10 @@
 // asks `tenants(c, scope)` (the log store) or `tenant(c, scope)` (one
 // tenant); the answer is kept on the request, so usage is counted against the
 // token that authenticated it.
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { peerCertificateOf } from "../platform/tls.ts";
 import type { StoreAccess } from "./access-store.ts";
-import { authorize, authorizeAllTenants, type AuthMode, type Caller, type Presented } from "./authorize.ts";
+import { authorize, authorizeAllTenants, precheck, type AuthMode, type Caller, type Presented } from "./authorize.ts";
 import { tenantOfCertificate, type CertTenantOptions } from "./cert-tenant.ts";
 import type { Scope } from "./model.ts";
 import type { StoreName } from "./usage.ts";
@@ -20,10 +20,17 @@ export interface StoreAuthOptions {
   noAuthTenant?: string;
   multiTenantQueries?: boolean;
   now?: () => number;
+  /** paths any caller reaches in tokens mode (/ready, build info, an admin API with credentials of its own); default /ready */
+  openPaths?: RegExp;
 }
 
 export interface StoreAuth {
   readonly mode: AuthMode;
+  /**
+   * runs before the body is read (createStoreApp's early middleware): in
+   * tokens mode a request without a token that verifies is refused here
+   */
+  readonly early: MiddlewareHandler;
   /** the tenants of a request to tenant data; `query`: a read that may name several (when enabled) */
   tenants(c: Context, scope: Scope, query?: boolean): string[];
   /** the one tenant of a request */
@@ -68,6 +75,10 @@ export function createStoreAuth(o: StoreAuthOptions): StoreAuth {
   };
   return {
     mode: o.mode,
+    early: async (c, next) => {
+      if (o.mode === "tokens" && !(o.openPaths ?? /^\/ready$/).test(c.req.path)) precheck(options, c.req.header("Authorization"));
+      await next();
+    },
     tenants,
     tenant: (c, scope) => tenants(c, scope, false)[0]!,
     allTenants(c, scope) {

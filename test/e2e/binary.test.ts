@@ -10,6 +10,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { ensureBuilt } from "../helpers/build.ts";
 import { expectRe2 } from "../helpers/re2-probe.ts";
+import { expectTail } from "../helpers/tail-probe.ts";
 import { distBinary } from "../helpers/paths.ts";
 import { freePortArgs, runToExit, startChild, type Child } from "../helpers/process.ts";
 
@@ -56,6 +57,8 @@ describe("dist/outpost (compiled binary)", () => {
     expect(await (await fetch(`${server.urls.logs}/ready`)).text()).toBe("ready\n");
     expect(await (await fetch(`${server.urls.metrics}/ready`)).text()).toBe("ready\n");
     await expectRe2(server.urls);
+    // Bun.serve's WebSocket upgrade in the compiled binary
+    await expectTail(server.urls);
     expect(server.stderr()).toMatch(/level=warn msg="the admin user's password is the default/);
 
     // a second server on the same data dir is refused

@@ -5,6 +5,7 @@ import { denoBin, nodeBundle, repoRoot } from "../helpers/paths.ts";
 import { freePortArgs, runToExit, startChild } from "../helpers/process.ts";
 import { ensureBuilt } from "../helpers/build.ts";
 import { expectRe2 } from "../helpers/re2-probe.ts";
+import { expectTail } from "../helpers/tail-probe.ts";
 
 describe("other runtimes", () => {
   it("deno run src/main.ts serve -> /api/health ok", async () => {
@@ -20,6 +21,8 @@ describe("other runtimes", () => {
       expect(await (await fetch(`${server.urls.logs}/ready`)).text()).toBe("ready\n");
       expect(server.stderr()).toMatch(/runtime="deno 2\./);
       await expectRe2(server.urls);
+      // Deno.serve's WebSocket upgrade
+      await expectTail(server.urls);
     } finally {
       expect(await server.stop("SIGTERM")).toBe(0);
     }
@@ -34,6 +37,8 @@ describe("other runtimes", () => {
       expect((await fetch(`${server.urls.dashboard}/`)).status).toBe(200);
       expect(server.stderr()).toMatch(/runtime="node \d+/);
       await expectRe2(server.urls);
+      // the bundled `ws` on node:http's upgrade event
+      await expectTail(server.urls);
     } finally {
       expect(await server.stop("SIGTERM")).toBe(0);
     }

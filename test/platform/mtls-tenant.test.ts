@@ -315,6 +315,16 @@ describe("metrics store, tenant from the client certificate's cn", () => {
       expect(await metrics.ns(t.s, { cert: "team-a" })).toEqual(["1", "2", "3"]);
     });
 
+    it("a mapped certificate is one tenant's client: the endpoints that show every tenant refuse it with 403 (review finding)", async () => {
+      for (const path of ["/distributor/all_user_stats", "/runtime_config", "/metrics", "/config"]) {
+        const r = await call(`${t.s.urls.metrics}${path}`, { cert: "team-a" });
+        expect(r.status, path).toBe(403);
+        expect(r.text).toContain("the client certificate is for tenant team-a, and this endpoint shows every tenant");
+      }
+      // the log store, its mapping off, keeps them open (header mode)
+      expect((await call(`${t.s.urls.logs}/distributor/all_user_stats`, { cert: "team-a" })).status).toBe(200);
+    });
+
     it("the log store, its mapping off, still takes the tenant from the header", async () => {
       const line = logs.line("logs-off");
       expect((await logs.push(t.s, line, { cert: "team-a", tenant: "x" })).status).toBe(204);

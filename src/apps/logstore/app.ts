@@ -22,6 +22,9 @@ import { openLogStore } from "./core/store.ts";
 import { createLogUserStats } from "./core/user-stats.ts";
 import { registerPush } from "./routes/push.ts";
 import { registerQueries } from "./routes/query.ts";
+import { createQueryRunner } from "./routes/query-runner.ts";
+import { registerTail } from "./routes/tail.ts";
+import { createTailHub } from "./core/tail-hub.ts";
 import { registerStatus } from "./routes/status.ts";
 import { registerUserStats } from "./routes/user-stats.ts";
 import { NO_AUTH_TENANT } from "./routes/tenant.ts";
@@ -59,6 +62,18 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     // the dashboard's scheme comes from its own TLS block, as server.ts listens
     sameHostPort: { scheme: config.dashboard.http_tls_config.cert_file ? "https" : "http", port: config.dashboard.http_port },
   });
+  const access = deps.access ?? (await openStoreAccess({ pg: deps.db.pg, cluster: config.metrics.cluster_name, now }));
+  const auth = createStoreAuth({
+    store: "logs",
+    mode: config.logs.auth.type,
+    access,
+    certTenant: { from: config.logs.auth.tenant_from_client_cert, allowed: config.logs.auth.client_cert_allowed_tenants },
+    realm: config.logs.auth_proxy.realm,
+    ...(config.logs.auth_enabled ? {} : { noAuthTenant: NO_AUTH_TENANT }),
+    multiTenantQueries: config.logs.multi_tenant_queries_enabled,
+    now,
+    openPaths: /^\/(ready|(loki|svc)\/api\/v1\/status\/buildinfo)$/,
+  });
   const durations = requestDurations("svc_request_duration_seconds");
   const app = createStoreApp({
     service: "logs",
@@ -67,8 +82,8 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     maxBodyBytes: config.server.max_request_body_size,
     hosts: { configured: config.server.allowed_hosts, bindHost: config.server.host },
     render: renderTextError,
-    // before everything else: a preflight carries no tenant
-    early: [storeCors],
+    // before everything else: a preflight carries no tenant; then, in tokens mode, a token before any body
+    early: [storeCors, auth.early],
     durations,
     subjectOf: requestSubject,
     // Loki's own paths, as shippers (winston-loki, pino-loki) and the real Loki data source send them:
@@ -89,24 +104,18 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const limits = createLimits(config.logs, logger);
   await limits.reload();
   const userStats = createLogUserStats(store, now);
-  const access = deps.access ?? (await openStoreAccess({ pg: deps.db.pg, cluster: config.metrics.cluster_name, now }));
-  const auth = createStoreAuth({
-    store: "logs",
-    mode: config.logs.auth.type,
-    access,
-    certTenant: { from: config.logs.auth.tenant_from_client_cert, allowed: config.logs.auth.client_cert_allowed_tenants },
-    realm: config.logs.auth_proxy.realm,
-    ...(config.logs.auth_enabled ? {} : { noAuthTenant: NO_AUTH_TENANT }),
-    multiTenantQueries: config.logs.multi_tenant_queries_enabled,
-    now,
-  });
   access.usage.registerWith(metrics.registry, "logs");
   durations.registerWith(metrics.registry);
   // the process's worker pool (server.ts) shows in the store's /metrics
   registerPoolMetrics(deps.runner, metrics.registry);
   registerStatus(app, config, metrics, auth);
-  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now }, auth, config.server.max_recv_msg_size, deps.decoder);
-  registerQueries(app, { store, limits: limits.of, auth, now, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent });
+  // live tails hear of every accepted push (core/tail-hub.ts)
+  const tails = createTailHub();
+  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now, tails }, auth, config.server.max_recv_msg_size, deps.decoder);
+  // one query queue for the read routes and the tails' history
+  const queries = createQueryRunner({ store, limits: limits.of, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent });
+  registerQueries(app, { store, limits: limits.of, auth, now, runner: deps.runner, queries });
+  registerTail(app, { hub: tails, queries, auth, limits: limits.of, now, maxDurationMs: config.logs.querier.tail_max_duration });
   registerUserStats(app, userStats, auth);
   const retention = startRetention({ store, limits: limits.of, logger, now });
   return {

@@ -11,6 +11,7 @@ import { readFileSync, statSync } from "node:fs";
 import bcrypt from "bcryptjs";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { Logger } from "../../lib/logger.ts";
+import { carryUpgrade } from "../../platform/websocket.ts";
 import { tenantIdProblem } from "../../lib/tenant.ts";
 
 export interface AuthProxyOptions {
@@ -89,8 +90,12 @@ export function createAuthProxy(o: AuthProxyOptions): Hono {
   const app = new Hono();
   if (o.cors) app.use(o.cors);
   app.all("*", async (c) => {
-    const forward = (headers: Headers) =>
-      o.forward(new Request(c.req.url, { method: c.req.method, headers, body: c.req.raw.body, duplex: "half" } as RequestInit));
+    const forward = (headers: Headers) => {
+      const request = new Request(c.req.url, { method: c.req.method, headers, body: c.req.raw.body, duplex: "half" } as RequestInit);
+      // a tail's WebSocket is upgraded on this listener's connection
+      carryUpgrade(c.req.raw, request);
+      return o.forward(request);
+    };
     if (o.openReady && c.req.path === "/ready") return forward(new Headers(c.req.raw.headers));
     if (CROSS_TENANT.test(c.req.path)) return c.text("cross-tenant endpoint\n", 403, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" });
     const credentials = basic(c.req.header("Authorization"));

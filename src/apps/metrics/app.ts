@@ -63,6 +63,16 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   const now = deps.now ?? (() => Date.now());
   const logger = deps.logger.child({ service: "metrics" });
   const pg = deps.db.pg;
+  const access = deps.access ?? (await openStoreAccess({ pg, cluster: m.cluster_name, now }));
+  const auth = createStoreAuth({
+    store: "metrics",
+    mode: m.auth.type,
+    access,
+    certTenant: { from: m.auth.tenant_from_client_cert, allowed: m.auth.client_cert_allowed_tenants },
+    realm: "outpost metrics",
+    now,
+    openPaths: /^\/(ready|(prometheus\/)?api\/v1\/status\/(buildinfo|config|flags)|admin\/api\/.*)$/,
+  });
   const durations = requestDurations("cortex_request_duration_seconds");
   const app = createStoreApp({
     service: "metrics",
@@ -78,6 +88,8 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
         // the dashboard's scheme comes from its own TLS block, as server.ts listens
         sameHostPort: { scheme: config.dashboard.http_tls_config.cert_file ? "https" : "http", port: config.dashboard.http_port },
       }),
+      // in tokens mode a token before anything else: an anonymous push never holds a slot
+      auth.early,
       inflightPushLimit(m.ingester.instance_limits.max_inflight_push_requests),
     ],
     durations,
@@ -89,17 +101,8 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     configured: m.admin_token,
     announce: deps.announce ?? ((text) => process.stderr.write(`${text}\n`)),
   });
-  const access = deps.access ?? (await openStoreAccess({ pg, cluster: m.cluster_name, now }));
   access.useAdminToken(adminToken);
   const tenants = await openMetricsTenants({ pg, config: m, logger });
-  const auth = createStoreAuth({
-    store: "metrics",
-    mode: m.auth.type,
-    access,
-    certTenant: { from: m.auth.tenant_from_client_cert, allowed: m.auth.client_cert_allowed_tenants },
-    realm: "outpost metrics",
-    now,
-  });
   const gate = { isInactive: (tenant: string) => tenants.isInactive(tenant), auth };
   const limits = createMetricsLimits({ config: m, tenants, logger });
   await limits.reload();

@@ -78,6 +78,13 @@ export function cors(o: CorsOptions): MiddlewareHandler {
         Vary: "Origin",
       });
     }
+    // a page of another site may still send a simple POST (no preflight) and ignore the answer: a
+    // write from an origin the store does not answer is refused, so it never lands in a tenant. A
+    // WebSocket handshake (the log store's tail) too: the same-origin policy does not cover
+    // WebSockets, so such a page could otherwise read what the socket sends
+    if (!ok && ((c.req.method !== "GET" && c.req.method !== "HEAD") || c.req.header("Upgrade") !== undefined)) {
+      return c.text("origin not allowed\n", 403, { "Content-Type": "text/plain; charset=utf-8", Vary: "Origin" });
+    }
     await next();
     setHeaders(c, ok ? origin : undefined);
     return undefined;

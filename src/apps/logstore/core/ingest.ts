@@ -11,6 +11,7 @@ import type { Limits } from "./limits.ts";
 import type { LogStore, Stream } from "./store.ts";
 import type { RawPush } from "./wal.ts";
 import { labelText, type PushStream } from "./push-decode.ts";
+import type { TailHub } from "./tail-hub.ts";
 
 const MiB = 1024 * 1024;
 /** entries further ahead of the server's clock are refused (the real product's creation_grace_period) */
@@ -44,6 +45,8 @@ export interface IngestDeps {
   buckets: TokenBuckets;
   counters: IngestCounters;
   now: () => number;
+  /** live tails, told of what is accepted */
+  tails?: TailHub | undefined;
 }
 
 /** `raw`: the push's body as it came, written ahead as it is when every entry of it is accepted (wal.ts) */
@@ -126,6 +129,7 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   if (batch.length) {
     // every entry accepted: the body as it came is the write-ahead record (nothing re-serialised)
     deps.store.append(tenant, batch, errors.length === 0 ? raw : undefined);
+    deps.tails?.publish(tenant, batch);
     deps.counters.received(tenant, lines, bytes - limitedBytes);
   }
   if (!errors.length) return { status: 204 };

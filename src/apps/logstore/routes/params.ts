@@ -118,3 +118,20 @@ export function parseStep(raw: string | undefined, start: bigint, end: bigint): 
   if (ms <= 0) throw bad("zero or negative query resolution step widths are not accepted. Try a positive integer");
   return ms;
 }
+
+/** Loki's most delay_for (loghttp maxDelayForInTailing), in seconds */
+export const MAX_DELAY_FOR = 5;
+
+/**
+ * delay_for (seconds) as Loki's ParseTailQuery reads it: strconv.Atoi, kept
+ * as a uint32 (so a negative value wraps round), at most 5
+ */
+export function parseDelayFor(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 0;
+  if (!INTEGER.test(raw)) throw bad(`strconv.Atoi: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  const n = BigInt(raw);
+  if (!fitsInt64(n)) throw bad(`strconv.Atoi: parsing ${JSON.stringify(raw)}: value out of range`);
+  const seconds = Number(BigInt.asUintN(32, n));
+  if (seconds > MAX_DELAY_FOR) throw bad(`delay_for can't be greater than ${MAX_DELAY_FOR}`);
+  return seconds;
+}

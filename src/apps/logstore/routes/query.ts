@@ -2,10 +2,8 @@
 // query and index/stats, with the real product's parameters, defaults,
 // limits and response shapes.
 import type { Context, Hono } from "hono";
-import { boundedMemo } from "../../../lib/bounded-memo.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { queryParams } from "../../../lib/http/query.ts";
-import { createQueryQueue, TooManyOutstandingError } from "../../../lib/query-queue.ts";
 import type { TaskRunner } from "../../../lib/tasks.ts";
 import type { Limits } from "../core/limits.ts";
 import { formatValue, runLogQuery, runMetricQuery, selectStreams, stepsOf, type Series, type Source, type StreamResult } from "../core/logql/evaluate.ts";
@@ -14,6 +12,8 @@ import type { LogStore, Stream } from "../core/store.ts";
 import { parseDirection, parseLimit, parseStep, parseTime, timeRange } from "./params.ts";
 import type { StoreAuth } from "../../../store-access/http.ts";
 import { countIn } from "../core/head.ts";
+import { CATEGORIZE_LABELS, createQueryRunner, encodingFlagsOf, type QueryRunner } from "./query-runner.ts";
+import { streamsJson } from "../core/streams-json.ts";
 
 export interface QueryDeps {
   store: LogStore;
@@ -25,11 +25,9 @@ export interface QueryDeps {
   runner?: TaskRunner | undefined;
   /** queries run at once (the querier's max_concurrent; default 4) */
   maxConcurrent?: number | undefined;
+  /** the queue and limits queries run under, shared with tail.ts (made here when absent) */
+  queries?: QueryRunner | undefined;
 }
-
-/** Loki's answer to a query past its deadline (server.ErrDeadlineExceeded, v3), with 504 */
-export const QUERY_TIMEOUT_MESSAGE =
-  "request timed out, decrease the duration of the request or add more label matchers (prefer exact match over regex match) to reduce the amount of data processed";
 
 const bad = (message: string) => new ApiError(400, message);
 const MAX_POINTS = 11_000;
@@ -53,20 +51,6 @@ const STATS = {
 function statsOf(entries: number): typeof STATS {
   return { ...STATS, summary: { ...STATS.summary, totalEntriesReturned: entries } };
 }
-/** lines longer than this are not remembered (memory stays bounded: 4096 lines of 1 KiB) */
-const MEMO_MAX_LINE = 1024;
-/** a log line's JSON text, remembered: the newest lines are answered by many queries in a row */
-const lineJson = boundedMemo((line) => JSON.stringify(line), 4096);
-
-/** the header by which a client asks for Loki's response encodings (Grafana sends `categorize-labels`) */
-const ENCODING_FLAGS = "X-Loki-Response-Encoding-Flags";
-const CATEGORIZE_LABELS = "categorize-labels";
-
-/** the encoding flags a request sets: the header's comma-separated values as sent, as Loki's httpreq.ParseEncodingFlags reads them */
-function encodingFlagsOf(c: Context): string[] {
-  const raw = c.req.header(ENCODING_FLAGS) ?? "";
-  return raw === "" ? [] : [...new Set(raw.split(","))];
-}
 
 /**
  * The body of a streams answer, the very text JSON.stringify gives, made from
@@ -76,29 +60,9 @@ function encodingFlagsOf(c: Context): string[] {
  * third element (its metadata and parsed labels, `{}` when none).
  */
 function streamsBody(result: readonly StreamResult[], flags: readonly string[]): string {
-  let out = `{"status":"success","data":{"resultType":"streams",${flags.length ? `"encodingFlags":${JSON.stringify(flags)},` : ""}"result":[`;
-  for (let k = 0; k < result.length; k++) {
-    const s = result[k]!;
-    out += `${k ? "," : ""}{"stream":${JSON.stringify(s.stream)},"values":[`;
-    const values = s.values;
-    for (let j = 0; j < values.length; j++) {
-      const [ts, line, categories] = values[j]!;
-      // a timestamp's text is decimal digits (tsText): nothing in it needs escaping
-      out += `${j ? ",[\"" : "[\""}${ts}",${line.length <= MEMO_MAX_LINE ? lineJson(line) : JSON.stringify(line)}${categories ? `,${JSON.stringify(categories)}` : ""}]`;
-    }
-    out += "]}";
-  }
   let entries = 0;
   for (const s of result) entries += s.values.length;
-  return `${out}],"stats":${JSON.stringify(statsOf(entries))}}}`;
-}
-
-/** Go's time.Duration text: 721h0m0s */
-export function goDuration(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  return `${h}h${m}m${s % 60}s`;
+  return `{"status":"success","data":{"resultType":"streams",${flags.length ? `"encodingFlags":${JSON.stringify(flags)},` : ""}"result":${streamsJson(result)},"stats":${JSON.stringify(statsOf(entries))}}}`;
 }
 
 /** parameters from the query string, or from a form body on POST */
@@ -124,59 +88,11 @@ function hasDataIn(s: Stream, from: bigint, to: bigint): boolean {
 
 export function registerQueries(app: Hono, deps: QueryDeps): void {
   const base = "/svc/api/v1";
-  /** the strictest limit among the tenants of a query */
-  const limitOf = <K extends keyof Limits>(tenants: string[], key: K): Limits[K] =>
-    tenants.map((t) => deps.limits(t)[key]).reduce((a, b) => (b < a ? b : a));
-  /** the strictest of a limit where 0 means none: the smallest set one, or 0 when no tenant sets one */
-  const strictestSet = (tenants: string[], key: "query_timeout" | "max_query_series" | "max_outstanding_per_tenant"): number =>
-    tenants.map((t) => deps.limits(t)[key]).reduce((a, b) => (a > 0 && (b <= 0 || a <= b) ? a : b));
-
-  /** templates render at most the tenants' (strictest) max_line_size; without one, the template's default */
-  const sourceOf = (tenants: string[], signal?: AbortSignal): Source => {
-    const sizes = tenants.map((t) => deps.limits(t).max_line_size).filter((n) => n > 0);
-    const maxSeries = strictestSet(tenants, "max_query_series");
-    return {
-      store: deps.store,
-      tenants,
-      runner: deps.runner,
-      signal,
-      ...(maxSeries > 0 ? { maxSeries } : {}),
-      ...(sizes.length ? { maxTemplateOutput: Math.min(...sizes) } : {}),
-    };
-  };
-  const queue = createQueryQueue(deps.maxConcurrent ?? 4);
-  /**
-   * Runs a query in its tenants' turn, stopped at the strictest query_timeout:
-   * its tasks are aborted and the answer is the real store's 504.
-   */
-  const limited = async <T>(c: Context, tenants: string[], run: (src: Source) => Promise<T>): Promise<T> => {
-    const timeout = strictestSet(tenants, "query_timeout");
-    const ctl = new AbortController();
-    const timeoutError = new ApiError(504, QUERY_TIMEOUT_MESSAGE);
-    const timer = timeout > 0 ? setTimeout(() => ctl.abort(timeoutError), timeout) : undefined;
-    // the client went away (closed the connection): the query stops, its tasks with it
-    // (the real store's 499 "context canceled", which no one reads)
-    const client = c.req.raw.signal as AbortSignal | undefined;
-    const canceled = new ApiError(499, "context canceled");
-    const onGone = () => ctl.abort(canceled);
-    if (client?.aborted) onGone();
-    client?.addEventListener("abort", onGone, { once: true });
-    try {
-      return await queue.run(tenants.join("|"), strictestSet(tenants, "max_outstanding_per_tenant"), ctl.signal, () => run(sourceOf(tenants, ctl.signal)));
-    } catch (err) {
-      if (err instanceof TooManyOutstandingError) throw new ApiError(429, err.message);
-      if (ctl.signal.aborted) throw ctl.signal.reason === canceled ? canceled : timeoutError;
-      throw err;
-    } finally {
-      clearTimeout(timer);
-      client?.removeEventListener("abort", onGone);
-    }
-  };
-  const checkLength = (tenants: string[], start: bigint, end: bigint) => {
-    const max = limitOf(tenants, "max_query_length");
-    const length = Number((end - start) / 1_000_000n);
-    if (max > 0 && length > max) throw bad(`the query time range exceeds the limit (query length: ${goDuration(length)}, limit: ${goDuration(max)})`);
-  };
+  const queries = deps.queries ?? createQueryRunner(deps);
+  const { limitOf } = queries;
+  /** a query of this request: stopped when its client goes */
+  const limited = <T>(c: Context, tenants: string[], run: (src: Source) => Promise<T>) => queries.limited(c.req.raw.signal as AbortSignal | undefined, tenants, run);
+  const checkLength = queries.checkLength;
 
   /** the tenants a read names, once its credentials are checked; counted as a query of its token */
   const reader = (c: Context) => {
@@ -191,8 +107,9 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   };
 
   const labels = async (c: Context) => {
-    const p = await paramsOf(c);
+    // credentials first: a body is parsed only for a caller who may read
     const tenants = reader(c);
+    const p = await paramsOf(c);
     const { start, end } = timeRange(p.one, deps.now());
     const matchers = p.one("query") ? parseSelector(p.one("query")!) : undefined;
     const names = new Set<string>();
@@ -204,8 +121,9 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   app.post(`${base}/labels`, labels);
 
   app.get(`${base}/label/:name/values`, async (c) => {
-    const p = await paramsOf(c);
+    // credentials first: a body is parsed only for a caller who may read
     const tenants = reader(c);
+    const p = await paramsOf(c);
     const { start, end } = timeRange(p.one, deps.now());
     const matchers = p.one("query") ? parseSelector(p.one("query")!) : undefined;
     const name = c.req.param("name");
@@ -215,8 +133,9 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   });
 
   const series = async (c: Context) => {
-    const p = await paramsOf(c);
+    // credentials first: a body is parsed only for a caller who may read
     const tenants = reader(c);
+    const p = await paramsOf(c);
     const { start, end } = timeRange(p.one, deps.now());
     const groups = p.all("match[]").concat(p.all("match"));
     const found = new Map<string, Record<string, string>>();
@@ -231,18 +150,16 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   app.post(`${base}/series`, series);
 
   const rangeQuery = async (c: Context) => {
-    const p = await paramsOf(c);
+    // credentials first: a body is parsed only for a caller who may read
     const tenants = reader(c);
+    const p = await paramsOf(c);
     const text = p.one("query") ?? "";
     const { start, end } = timeRange(p.one, deps.now());
     const limit = parseLimit(p.one("limit"));
     const backward = parseDirection(p.one("direction"));
     if (end < start) throw bad("end timestamp must not be before or equal to start time");
     const step = parseStep(p.one("step"), start, end);
-    const maxEntries = limitOf(tenants, "max_entries_limit_per_query");
-    if (maxEntries > 0 && limit > maxEntries) {
-      throw bad(`max entries limit per query exceeded, limit > max_entries_limit_per_query (${limit} > ${maxEntries})`);
-    }
+    queries.checkEntries(tenants, limit);
     const query = parseLogQL(text);
     checkLength(tenants, start, end);
     if (query.kind === "log") {
@@ -264,8 +181,9 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   app.post(`${base}/query_range`, rangeQuery);
 
   const instantQuery = async (c: Context) => {
-    const p = await paramsOf(c);
+    // credentials first: a body is parsed only for a caller who may read
     const tenants = reader(c);
+    const p = await paramsOf(c);
     const at = parseTime(p.one("time"), "time", BigInt(deps.now()) * 1_000_000n);
     parseLimit(p.one("limit"));
     parseDirection(p.one("direction"));
@@ -282,8 +200,9 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
   app.post(`${base}/query`, instantQuery);
 
   const stats = async (c: Context) => {
-    const p = await paramsOf(c);
+    // credentials first: a body is parsed only for a caller who may read
     const tenants = reader(c);
+    const p = await paramsOf(c);
     const { start, end } = timeRange(p.one, deps.now());
     const matchers = parseSelector(p.one("query") ?? "");
     const out = { streams: 0, chunks: 0, entries: 0, bytes: 0 };

@@ -235,8 +235,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
   let taken = 0;
   if (limit <= 0) return [];
   const text = textOf(q);
-  // the scans' byte prefilters, on the strings of entries read here: lines the pipeline would drop skip it
-  const pre = linePrefilter(q.stages);
+  const pipeline = entryPipeline(q, src.maxTemplateOutput, categorized);
   const runner = src.runner ?? thisThread;
   const { ctl, unlink } = linkedAbort(src.signal);
   const ahead = prefetcher(Math.max(1, 2 * runner.size), async (items) => {
@@ -288,11 +287,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
       (lane, e) => {
         const s = selected[lane]!;
         const scanned = (e as ScannedEntry).scanned ? (e as ScannedEntry) : undefined;
-        const p: Processed | undefined = scanned
-          ? { line: e.line, labels: scanned.labels ?? s.labels, kinds: scanned.kinds }
-          : pre && !pre(e.line, s.labels, e.metadata)
-            ? undefined
-            : runPipeline(q.stages, e.line, s.labels, src.maxTemplateOutput, e.metadata, categorized);
+        const p: Processed | undefined = scanned ? { line: e.line, labels: scanned.labels ?? s.labels, kinds: scanned.kinds } : pipeline(e, s.labels);
         if (!p) return true;
         if (categorized) {
           const c = scanned ? categorizedSet(p) : categorize(p.labels, p.kinds);
@@ -317,6 +312,16 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
   }
   src.signal?.throwIfAborted();
   return [...byStream.values()];
+}
+
+/**
+ * A log query's pipeline for an entry read on this thread (a head's, or one
+ * just pushed): the scans' byte prefilter first (a line the pipeline would
+ * drop skips it), then the stages; undefined when the entry is dropped.
+ */
+export function entryPipeline(q: LogQuery, maxTemplateOutput: number | undefined, categorized: boolean): (e: Entry, labels: Record<string, string>) => Processed | undefined {
+  const pre = linePrefilter(q.stages);
+  return (e, labels) => (pre && !pre(e.line, labels, e.metadata) ? undefined : runPipeline(q.stages, e.line, labels, maxTemplateOutput, e.metadata, categorized));
 }
 
 /** the split of a scanned entry's labels by category, remembered per label set the scan made (shared by its entries) */
