@@ -197,6 +197,16 @@ export const configSchema = type({
     data_source_proxy_whitelist: type("string[]").describe("a list of host:port, host, IP or CIDR entries"),
     data_source_refuse_link_local: "boolean",
     data_source_refuse_loopback: "boolean",
+    totp_enabled: "boolean",
+    totp_required_for_admins: "boolean",
+  },
+  auth: {
+    ldap: {
+      enabled: "boolean",
+      config_file: "string",
+      allow_sign_up: "boolean",
+      skip_org_role_sync: "boolean",
+    },
   },
   storage: {
     data_dir: nonEmpty,

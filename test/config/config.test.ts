@@ -72,7 +72,7 @@ describe("configuration", () => {
   it("an unknown block is refused", () => {
     const path = file("unknown-block.yaml", "servers:\n  host: 0.0.0.0\n");
     expect(problemsOf(() => loadConfig({ file: path }))[0]).toBe(
-      `servers (in ${path}): unknown block; the config file accepts server, dashboard, logs, metrics, security, storage, datasources`,
+      `servers (in ${path}): unknown block; the config file accepts server, dashboard, logs, metrics, security, auth, storage, datasources`,
     );
   });
 

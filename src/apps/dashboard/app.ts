@@ -54,6 +54,11 @@ import { registerSnapshots } from "./legacy/content/snapshots.ts";
 import { createSnapshotStore } from "./core/content/snapshots.ts";
 import { registerHealth } from "./legacy/admin/health.ts";
 import { registerLogin } from "./legacy/identity/login.ts";
+import { registerLdap } from "./legacy/identity/ldap.ts";
+import { createLdap } from "./core/identity/ldap.ts";
+import { loadLdapConfig } from "../../config/ldap.ts";
+import { registerSecondFactor } from "./legacy/identity/second-factor.ts";
+import { createPendingLogins, createSecondFactor } from "./core/identity/second-factor.ts";
 import { registerOrgs } from "./legacy/identity/orgs.ts";
 import { registerServiceAccounts } from "./legacy/identity/service-accounts.ts";
 import { registerTeams } from "./legacy/identity/teams.ts";
@@ -102,10 +107,16 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   await bootstrapIdentity(db.pg, config.security.admin_password);
   warnWhileDefaultPassword(deps);
   const now = deps.now ?? (() => Date.now());
-  const { deps: identity, auth, sessions } = createIdentity(db.pg, {
+  const { deps: identity, auth, sessions, throttle } = createIdentity(db.pg, {
     ...identityOptionsFrom(config, now),
     onTokenUsed: recordTokenUse(db, deps.logger, now),
   });
+  // LDAP sign-in (auth.ldap): an invalid ldap.toml stops the start, naming the field
+  const ldapSettings = config.auth.ldap;
+  const ldap = ldapSettings.enabled
+    ? createLdap(identity, loadLdapConfig(ldapSettings.config_file), { allowSignUp: ldapSettings.allow_sign_up, skipOrgRoleSync: ldapSettings.skip_org_role_sync }, deps.logger)
+    : undefined;
+  auth.setExternalLogin(ldap);
 
   const app = createBaseApp({
     logger: deps.logger.child({ service: "dashboard" }),
@@ -130,7 +141,10 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const r = createRouter(app, auth);
   const preferences = createPreferenceStore(db.pg);
   registerHealth(r, deps);
-  registerLogin(r, { auth, sessions, passwordLoginEnabled: config.server.edition !== "cloud", secureCookie: secureCookie(config) });
+  const pendingLogins = createPendingLogins(now);
+  registerLogin(r, {
+    auth, sessions, passwordLoginEnabled: config.server.edition !== "cloud", secureCookie: secureCookie(config), model: identity.model, pendingLogins,
+  });
   registerUser(r, identity, preferences);
   const store = createResourceStore(db.pg);
   const namespaces = { edition: config.server.edition, stackId: config.dashboard.stack_id };
@@ -142,6 +156,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     },
   });
   registerUsers(r, identity);
+  registerLdap(r, { ldap, readConfig: () => loadLdapConfig(ldapSettings.config_file), onReload: () => auth.setExternalLogin(ldap) });
   registerServiceAccounts(r, identity);
   registerTeams(r, identity);
   if (enterprise) {
@@ -151,6 +166,13 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const dataSourceRegistry = await loadDataSources(db.pg);
   const running = await startSecrets(config.security, db.pg, db.dataDir, deps.logger);
   const { secrets } = running;
+  const secondFactor = createSecondFactor(identity, {
+    throttle,
+    sealer: secrets,
+    enrolmentEnabled: config.security.totp_enabled,
+    requiredForAdmins: config.security.totp_required_for_admins,
+  });
+  registerSecondFactor(r, identity, { secondFactor, pendingLogins, sessions, secureCookie: secureCookie(config) });
   const dataSources: DataSourceDeps = {
     pg: db.pg,
     registry: dataSourceRegistry,

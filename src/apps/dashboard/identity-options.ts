@@ -9,6 +9,7 @@ export function identityOptionsFrom(config: Config, now: () => number): Identity
     loginMaxAttempts: config.security.login_max_attempts,
     loginLockoutMs: config.security.login_lockout_duration,
     sessionLifetimeMs: config.security.session_lifetime,
+    totpRequiredForAdmins: config.security.totp_required_for_admins,
     now,
   };
 }

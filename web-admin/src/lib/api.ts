@@ -88,7 +88,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     return await request<T>(path, options);
   } catch (err) {
     // a lock-out (a wrong current password on the password form) leaves the session valid
-    if (err instanceof ApiFailure && err.status === 401 && path !== "/login" && err.messageId !== LOCKED_OUT) for (const l of signedOutListeners) l();
+    if (err instanceof ApiFailure && err.status === 401 && path !== "/login" && path !== "/login/2fa" && err.messageId !== LOCKED_OUT) for (const l of signedOutListeners) l();
     throw err;
   }
 }

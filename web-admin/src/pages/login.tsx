@@ -1,5 +1,7 @@
 // Sign in with a user name and password: POST /login sets the session cookie.
-// Wrong credentials and lock-out are shown with the server's own message.
+// Wrong credentials and lock-out are shown with the server's own message. A user
+// with a second factor is then asked for a code: POST /login/2fa completes the
+// sign-in POST /login left pending.
 import { useState } from "preact/hooks";
 import { Button, ErrorNote, TextField } from "../components/ui.tsx";
 import { api, ApiFailure, explainLockOut, LOCKED_OUT } from "../lib/api.ts";
@@ -8,10 +10,22 @@ import { useAction } from "../lib/hooks.ts";
 export function LoginPage(props: { notice?: string; onSignedIn: () => Promise<void> }) {
   const [user, setUser] = useState("");
   const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  // the password was right and a second factor's code is needed
+  const [codeStep, setCodeStep] = useState(false);
   const signIn = useAction(async () => {
     try {
-      await api("/login", { method: "POST", body: { user, password } });
+      if (codeStep) await api("/login/2fa", { method: "POST", body: { code } });
+      else await api("/login", { method: "POST", body: { user, password } });
     } catch (err) {
+      if (err instanceof ApiFailure && err.messageId === SECOND_FACTOR_REQUIRED) {
+        setCodeStep(true);
+        return;
+      }
+      if (err instanceof ApiFailure && err.messageId === SECOND_FACTOR_EXPIRED) {
+        setCodeStep(false);
+        setCode("");
+      }
       throw explain(err);
     }
     await props.onSignedIn();
@@ -31,9 +45,29 @@ export function LoginPage(props: { notice?: string; onSignedIn: () => Promise<vo
         <p class="muted">Dashboard API, log store and metrics store in one executable.</p>
         {props.notice && !signIn.error && <p class="alert info" role="status">{props.notice}</p>}
         <ErrorNote error={signIn.error} />
-        <TextField label="User name or email" name="user" value={user} onInput={setUser} autoComplete="username" required autoFocus />
-        <TextField label="Password" name="password" type="password" value={password} onInput={setPassword} autoComplete="current-password" required />
-        <Button kind="primary" type="submit" pending={signIn.pending} class="block">Sign in</Button>
+        {codeStep ? (
+          <>
+            <p class="alert info" role="status">Two-factor authentication is on for {user}.</p>
+            <TextField
+              label="Authentication code"
+              name="code"
+              value={code}
+              onInput={setCode}
+              autoComplete="one-time-code"
+              required
+              autoFocus
+              hint="The six digits your authenticator app shows, or one of your recovery codes."
+            />
+            <Button kind="primary" type="submit" pending={signIn.pending} class="block">Verify</Button>
+            <Button class="block" onClick={() => { setCodeStep(false); setCode(""); setPassword(""); signIn.clearError(); }}>Back</Button>
+          </>
+        ) : (
+          <>
+            <TextField label="User name or email" name="user" value={user} onInput={setUser} autoComplete="username" required autoFocus />
+            <TextField label="Password" name="password" type="password" value={password} onInput={setPassword} autoComplete="current-password" required />
+            <Button kind="primary" type="submit" pending={signIn.pending} class="block">Sign in</Button>
+          </>
+        )}
         <p class="hint">First start? The user is <code>admin</code> with the password <code>admin</code>; you will be asked to change it.</p>
       </form>
     </main>
@@ -49,10 +83,15 @@ export function Logo() {
   );
 }
 
+const SECOND_FACTOR_REQUIRED = "login.second-factor-required";
+const SECOND_FACTOR_EXPIRED = "login.second-factor-expired";
+
 /** the server answers both with "Invalid username or password"; its messageId tells them apart */
 function explain(err: unknown): unknown {
   if (!(err instanceof ApiFailure)) return err;
   if (err.messageId === LOCKED_OUT) return explainLockOut(err);
+  if (err.messageId === SECOND_FACTOR_EXPIRED) return new ApiFailure(err.status, "The sign-in took too long: enter the password again.", err.url, err.messageId);
+  if (err.messageId === "second-factor.invalid-code") return new ApiFailure(err.status, "Wrong code. Check the authenticator app's clock.", err.url, err.messageId);
   if (err.messageId === "password-auth.failed") {
     return new ApiFailure(err.status, "Wrong user name or password.", err.url, err.messageId);
   }

@@ -1,10 +1,12 @@
-// Change the signed-in user's password: PUT /api/user/password.
+// Change the signed-in user's password: PUT /api/user/password; and the
+// second factor (pages/two-factor.tsx).
 import { useState } from "preact/hooks";
 import { ActionForm } from "../components/form-dialog.tsx";
 import { PageHeader, TextField } from "../components/ui.tsx";
 import { api, explainLockOut } from "../lib/api.ts";
 import { useAction } from "../lib/hooks.ts";
 import { useSession } from "../lib/session.ts";
+import { TwoFactorSection } from "./two-factor.tsx";
 
 export function PasswordPage() {
   const session = useSession();
@@ -37,6 +39,7 @@ export function PasswordPage() {
         <TextField label="New password" type="password" value={newPassword} onInput={setNew} autoComplete="new-password" required name="newPassword" hint="At least 4 characters." />
         <TextField label="Confirm new password" type="password" value={confirm} onInput={setConfirm} autoComplete="new-password" required name="confirmPassword" />
       </ActionForm>
+      <TwoFactorSection />
     </section>
   );
 }

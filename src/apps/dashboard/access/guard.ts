@@ -12,7 +12,13 @@ import { SESSION_COOKIE } from "../core/identity/sessions.ts";
 
 export type Access =
   | { public: true }
-  | { signedIn: true; usersOnly?: boolean; orgOf?: (c: Context) => string | undefined }
+  | {
+      signedIn: true;
+      usersOnly?: boolean;
+      orgOf?: (c: Context) => string | undefined;
+      /** answers a session that must enrol a second factor first (security.totp_required_for_admins) */
+      duringEnrolment?: boolean;
+    }
   | {
       action: string;
       /** the scopes of the object the request touches; any one covered is enough */
@@ -66,6 +72,11 @@ async function authorize(c: Context, access: Exclude<Access, { public: true }>, 
     orgId: ("orgOf" in access ? access.orgOf?.(c) : undefined) ?? queryParams(c).one("targetOrgId") ?? orgHeader(c),
   });
   c.set("identity" as never, identity as never);
+  if (identity.mustEnrol && !("duringEnrolment" in access && access.duringEnrolment)) {
+    throw new ApiError(403, "two-factor authentication is required for administrators: enrol a second factor first (POST /api/user/2fa/enrol)", {
+      messageId: "second-factor.enrolment-required",
+    });
+  }
   if (access.usersOnly && identity.kind !== "user") throw new ApiError(403, "Endpoint only available for users");
   if ("action" in access) {
     const scopes = access.scope?.(c);

@@ -19,6 +19,8 @@ export interface UserRecord {
   isServerAdmin: boolean;
   isDisabled: boolean;
   isServiceAccount: boolean;
+  /** "" for a local user; "ldap" for a user an external sign-in made or keeps (users.auth_module) */
+  authModule: string;
   currentOrgId: number | null;
   theme: string;
   createdAt: Date;
@@ -60,6 +62,8 @@ export interface Snapshot {
   userRoles: ReadonlyMap<string, readonly number[]>;
   /** managed data source permissions (enterprise), as the permissions they grant */
   dataSourceGrants: DataSourceGrants;
+  /** users whose second factor (TOTP) is enabled */
+  secondFactor: ReadonlySet<number>;
 }
 
 export interface DataSourceGrants {
@@ -157,7 +161,7 @@ async function loadSnapshot(pg: PGlite): Promise<Snapshot> {
   const [orgs, users, members, tokens, teamMembers, roles, perms, teamRoles, userRoles, dsGrants] = await Promise.all([
     pg.query<{ id: number; name: string }>("select id, name from orgs"),
     pg.query<Record<string, unknown>>(
-      `select id, uid, login, email, name, password_hash, is_server_admin, is_disabled, is_service_account,
+      `select id, uid, login, email, name, password_hash, is_server_admin, is_disabled, is_service_account, auth_module,
               current_org_id, theme, created_at, updated_at from users`,
     ),
     pg.query<{ org_id: number; user_id: number; role: OrgRole }>("select org_id, user_id, role from org_members"),
@@ -177,6 +181,7 @@ async function loadSnapshot(pg: PGlite): Promise<Snapshot> {
     ),
   ]);
 
+  const secondFactor = await pg.query<{ user_id: number }>("select user_id from user_second_factor where enabled");
   const usersById = new Map<number, UserRecord>();
   const byLogin = new Map<string, UserRecord>();
   for (const r of users.rows) {
@@ -229,6 +234,7 @@ async function loadSnapshot(pg: PGlite): Promise<Snapshot> {
     teamRoles: teamRoleMap,
     userRoles: userRoleMap,
     dataSourceGrants: dataSourceGrantsOf(dsGrants.rows),
+    secondFactor: new Set(secondFactor.rows.map((r) => Number(r.user_id))),
   };
 }
 
@@ -269,6 +275,7 @@ export function toUser(r: Record<string, unknown>): UserRecord {
     isServerAdmin: Boolean(r.is_server_admin),
     isDisabled: Boolean(r.is_disabled),
     isServiceAccount: Boolean(r.is_service_account),
+    authModule: String(r.auth_module ?? ""),
     currentOrgId: r.current_org_id === null || r.current_org_id === undefined ? null : Number(r.current_org_id),
     theme: String(r.theme ?? ""),
     createdAt: new Date(r.created_at as string),

@@ -8,6 +8,7 @@ import type { OrgRole } from "./basic-roles.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
 import type { SessionStore } from "./sessions.ts";
 import { verifyPassword } from "./passwords.ts";
+import { mustEnrolSecondFactor } from "./second-factor.ts";
 import type { PermissionSet } from "./permissions.ts";
 import { isWellFormedToken, sha256 } from "./tokens.ts";
 
@@ -19,6 +20,11 @@ export interface Identity {
   orgRole: OrgRole | null;
   permissions: PermissionSet;
   method: "basic" | "token" | "session";
+  /**
+   * a page session of an admin without a second factor while security.totp_required_for_admins is on:
+   * only the routes that enrol one answer (access/guard.ts)
+   */
+  mustEnrol?: boolean;
 }
 
 export interface Credentials {
@@ -37,7 +43,24 @@ export interface AuthenticatorOptions {
   /** told of every request a token authenticates (to record when it was last used) */
   onTokenUsed?: (tokenId: number) => void;
   sessions: SessionStore;
+  /** security.totp_required_for_admins: admins' page sessions must enrol a second factor first */
+  totpRequiredForAdmins?: boolean;
 }
+
+/**
+ * Sign-in against a directory (LDAP, core/identity/ldap.ts): for a login no local user with a
+ * password holds, or a user of this module. signIn verifies the password there and creates or
+ * updates the user (memberships, teams); undefined: refused (wrong password, unknown, not
+ * allowed). The password is never stored.
+ */
+export interface ExternalLogin {
+  /** the auth module of the users it signs in, as users.auth_module holds it ("ldap") */
+  readonly module: string;
+  signIn(login: string, password: string): Promise<UserRecord | undefined>;
+}
+
+/** how long an external sign-in is trusted without asking the directory again (docs/authentication.md) */
+export const EXTERNAL_VERIFIED_TTL_MS = 60_000;
 
 /** a bcrypt hash no password matches (its plain text was random and discarded) */
 const DUMMY_HASH = "$2b$10$InlAytdxSPhxRrn.SyGytOxu41HgweTIJjmYBUdG0xsPDDHqBa29G";
@@ -67,6 +90,8 @@ export interface Authenticator {
    * deleted). Verified passwords stay: each is checked against the current snapshot on use.
    */
   forget(): void;
+  /** turns sign-in against a directory on (or off, with undefined); its verified credentials are forgotten */
+  setExternalLogin(external: ExternalLogin | undefined): void;
 }
 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
@@ -154,12 +179,45 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     return flight;
   };
 
+  // sign-in against a directory: its verified credentials, kept EXTERNAL_VERIFIED_TTL_MS (so basic
+  // auth on every API call costs no directory round trip), and one round trip for concurrent ones
+  let external: ExternalLogin | undefined;
+  const externalVerified = new Map<string, { userId: number; until: number }>();
+  const externalPending = new Map<string, Promise<UserRecord | undefined>>();
+  const viaExternal = async (ext: ExternalLogin, key: string, login: string, password: string, lockKey: string): Promise<UserRecord> => {
+    const hit = externalVerified.get(key);
+    if (hit && hit.until > now()) {
+      const cached = (await model.snapshot()).users.get(hit.userId);
+      if (cached && !cached.isDisabled && cached.authModule === ext.module) return cached;
+    }
+    let flight = externalPending.get(key);
+    if (!flight) {
+      flight = ext.signIn(login, password).finally(() => externalPending.delete(key));
+      externalPending.set(key, flight);
+    }
+    const user = await flight.catch(() => undefined);
+    if (!user || user.isDisabled) {
+      externalVerified.delete(key);
+      throttle.recordFailure(lockKey);
+      throw badLogin();
+    }
+    throttle.reset(lockKey);
+    externalVerified.delete(key);
+    externalVerified.set(key, { userId: user.id, until: now() + EXTERNAL_VERIFIED_TTL_MS });
+    while (externalVerified.size > VERIFIED_MAX) externalVerified.delete(externalVerified.keys().next().value!);
+    return user;
+  };
+
   const verifyLogin = async (login: string, password: string): Promise<UserRecord> => {
     const snap = await model.snapshot();
     const user = snap.byLogin.get(login.toLowerCase());
     const lockKey = user ? `user:${user.id}` : `name:${login.toLowerCase()}`;
     if (throttle.isLocked(lockKey)) throw badLogin("login-attempt.blocked");
     const key = createHash("sha256").update(`${cacheKey}\n${login.toLowerCase()}\n${password}`).digest("hex");
+    // not a local user with a password, or a user of the directory: the directory decides
+    if (external && (!user || user.authModule === external.module || (!user.passwordHash && !user.isServiceAccount && user.authModule === ""))) {
+      return viaExternal(external, key, login, password, lockKey);
+    }
     const hit = verified.get(key);
     // an entry holds only while the user it verified still has the password hash it was checked
     // against, in the current snapshot: a changed password misses, a deleted user misses, a
@@ -196,7 +254,14 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       throw new ApiError(401, "basic authentication is disabled: use a service account token", { messageId: "basic-auth.disabled" });
     }
     const user = await verifyLogin(login, password);
-    return identityOfUser(await model.snapshot(), user, requestedOrg, "basic");
+    const snap = await model.snapshot();
+    // a password alone is not enough for a user with a second factor: scripts use service account tokens
+    if (snap.secondFactor.has(user.id)) {
+      throw new ApiError(401, "basic authentication is refused for a user with two-factor authentication: use a service account token", {
+        messageId: "basic-auth.second-factor",
+      });
+    }
+    return identityOfUser(snap, user, requestedOrg, "basic");
   };
 
   const bySession = async (token: string, requestedOrg: string | undefined): Promise<Identity> => {
@@ -204,7 +269,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const snap = await model.snapshot();
     const user = userId === undefined ? undefined : snap.users.get(userId);
     if (!user || user.isDisabled) throw unauthorized();
-    return identityOfUser(snap, user, requestedOrg, "session");
+    const identity = identityOfUser(snap, user, requestedOrg, "session");
+    if (options.totpRequiredForAdmins && mustEnrolSecondFactor(snap, user)) identity.mustEnrol = true;
+    return identity;
   };
 
   return {
@@ -212,6 +279,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     verifyLogin,
     checkOwnPassword,
     forget: () => options.sessions.forget(),
+    setExternalLogin(next) {
+      external = next;
+      externalVerified.clear();
+    },
     async authenticate({ authorization, session, orgId }) {
       if (!authorization) {
         if (session) return bySession(session, orgId);

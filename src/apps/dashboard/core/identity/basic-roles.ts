@@ -105,6 +105,8 @@ const serverAdmin: Permission[] = [
   p("server.stats:read"), p("settings:read", "settings:*"),
   // the log and metrics stores' access policies and their tokens (server-wide, as the stores are)
   p("accesspolicies:read"), p("accesspolicies:write"), p("accesspolicies:delete"),
+  // the LDAP debug API (the real product's fixed:ldap roles, granted to server admins)
+  p("ldap.status:read"), p("ldap.user:read"), p("ldap.user:sync"), p("ldap.config:reload"),
 ];
 
 /** name, uid and permissions of each basic role, as the RBAC API shows them */

@@ -6,7 +6,7 @@ import { createAccessModel } from "./access-model.ts";
 import { createAuthenticator, type Authenticator } from "./authenticate.ts";
 import type { IdentityDeps } from "./identity-deps.ts";
 import { createResourcePermissions } from "./resource-permissions.ts";
-import { createLoginThrottle } from "./login-throttle.ts";
+import { createLoginThrottle, type LoginThrottle } from "./login-throttle.ts";
 import { createSessionStore, type SessionStore } from "./sessions.ts";
 
 export interface IdentityOptions {
@@ -17,12 +17,16 @@ export interface IdentityOptions {
   sessionLifetimeMs: number;
   now: () => number;
   onTokenUsed?: (tokenId: number) => void;
+  /** security.totp_required_for_admins */
+  totpRequiredForAdmins?: boolean;
 }
 
 export interface IdentityServices {
   deps: IdentityDeps;
   auth: Authenticator;
   sessions: SessionStore;
+  /** the login lock-out (second-factor codes count towards it too) */
+  throttle: LoginThrottle;
 }
 
 export function createIdentity(pg: PGlite, o: IdentityOptions): IdentityServices {
@@ -36,8 +40,9 @@ export function createIdentity(pg: PGlite, o: IdentityOptions): IdentityServices
     sessions,
     now: o.now,
     ...(o.onTokenUsed ? { onTokenUsed: o.onTokenUsed } : {}),
+    totpRequiredForAdmins: o.totpRequiredForAdmins ?? false,
     // the cloud edition accepts service account tokens only
     basicAuthEnabled: o.basicAuthEnabled && o.edition !== "cloud",
   });
-  return { deps: { pg, model, auth, edition: o.edition, now: o.now, resourcePermissions }, auth, sessions };
+  return { deps: { pg, model, auth, edition: o.edition, now: o.now, resourcePermissions }, auth, sessions, throttle };
 }

@@ -4,7 +4,7 @@ import type { UserRecord } from "./access-model.ts";
 import { roleRank, type OrgRole } from "./basic-roles.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { LAST_SEEN_JOIN, lastSeenFields, likePattern, pageOf, personMatches, type PageQuery } from "./user-lists.ts";
-import { avatarUrl } from "./users.ts";
+import { authLabelsOf, avatarUrl } from "./users.ts";
 import { isUniqueViolation } from "../../../../db/errors.ts";
 import { NAME_LIMITS, requireMaxLength } from "./name-limits.ts";
 
@@ -154,7 +154,7 @@ export async function searchOrgMembers(deps: IdentityDeps, orgId: number, q: Pag
   await requireOrg(deps, orgId);
   const { totalCount, rows } = await pageOf<Record<string, unknown>>(
     deps.pg,
-    "u.id, u.uid, u.login, u.email, u.name, u.is_disabled, u.created_at, m.role, seen.last_seen",
+    "u.id, u.uid, u.login, u.email, u.name, u.is_disabled, u.auth_module, u.created_at, m.role, seen.last_seen",
     `from org_members m join users u on u.id = m.user_id ${LAST_SEEN_JOIN} where m.org_id = $1 and ${personMatches(2)}`,
     "lower(u.login)",
     [orgId, likePattern(q.query)],
@@ -172,8 +172,8 @@ export async function searchOrgMembers(deps: IdentityDeps, orgId: number, q: Pag
     login: String(row.login),
     role: row.role as OrgRole,
     ...lastSeenFields(row.last_seen, row.created_at, now),
-    authLabels: [] as string[],
-    isExternallySynced: false,
+    authLabels: authLabelsOf(String(row.auth_module ?? "")),
+    isExternallySynced: Boolean(row.auth_module),
     isProvisioned: false,
     isDisabled: Boolean(row.is_disabled),
   }));

@@ -2,7 +2,7 @@
 import { ApiError, badRequest, conflict, notFound } from "../../../../lib/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
-import { avatarUrl } from "./users.ts";
+import { authLabelsOf, avatarUrl } from "./users.ts";
 import { isUniqueViolation } from "../../../../db/errors.ts";
 import { NAME_LIMITS, requireMaxLength } from "./name-limits.ts";
 
@@ -127,8 +127,8 @@ export async function removeTeamMember(deps: IdentityDeps, orgId: number, teamId
 
 export async function listTeamMembers(deps: IdentityDeps, orgId: number, teamId: number) {
   const team = await requireTeam(deps, orgId, teamId);
-  const r = await deps.pg.query<{ id: number; login: string; email: string; name: string; permission: number }>(
-    `select u.id, u.login, u.email, u.name, m.permission from team_members m join users u on u.id = m.user_id
+  const r = await deps.pg.query<{ id: number; login: string; email: string; name: string; permission: number; auth_module: string }>(
+    `select u.id, u.login, u.email, u.name, m.permission, m.auth_module from team_members m join users u on u.id = m.user_id
       where m.team_id = $1 order by lower(u.login)`,
     [teamId],
   );
@@ -141,7 +141,9 @@ export async function listTeamMembers(deps: IdentityDeps, orgId: number, teamId:
     name: u.name,
     login: u.login,
     avatarUrl: avatarUrl(u.email),
-    labels: [] as string[],
+    // a membership team sync added: the real product's auth_module and labels (["LDAP"])
+    auth_module: u.auth_module,
+    labels: authLabelsOf(u.auth_module),
     permission: u.permission,
   }));
 }

@@ -4,7 +4,7 @@
 // never in these lists, as in the real product.
 import type { PGlite } from "@electric-sql/pglite";
 import type { IdentityDeps } from "./identity-deps.ts";
-import { avatarUrl } from "./users.ts";
+import { authLabelsOf, avatarUrl } from "./users.ts";
 
 export interface PageQuery {
   /** part of the login, email or name, any case; "" matches everyone */
@@ -81,6 +81,7 @@ interface UserRow {
   name: string;
   is_server_admin: boolean;
   is_disabled: boolean;
+  auth_module: string;
   created_at: string;
   last_seen: string | null;
 }
@@ -89,7 +90,7 @@ interface UserRow {
 export async function searchUsers(deps: IdentityDeps, q: PageQuery) {
   const { totalCount, rows } = await pageOf<UserRow>(
     deps.pg,
-    "u.id, u.uid, u.login, u.email, u.name, u.is_server_admin, u.is_disabled, u.created_at, seen.last_seen",
+    "u.id, u.uid, u.login, u.email, u.name, u.is_server_admin, u.is_disabled, u.auth_module, u.created_at, seen.last_seen",
     `from users u ${LAST_SEEN_JOIN} where ${personMatches(1)}`,
     "lower(u.login), lower(u.email)",
     [likePattern(q.query)],
@@ -107,7 +108,7 @@ export async function searchUsers(deps: IdentityDeps, q: PageQuery) {
     isAdmin: Boolean(r.is_server_admin),
     isDisabled: Boolean(r.is_disabled),
     ...lastSeenFields(r.last_seen, r.created_at, now),
-    authLabels: [] as string[],
+    authLabels: authLabelsOf(r.auth_module),
     isProvisioned: false,
   }));
   return { totalCount, users, page: q.page, perPage: q.perPage };

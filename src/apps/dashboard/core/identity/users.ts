@@ -163,6 +163,12 @@ export async function switchOrg(deps: IdentityDeps, user: UserRecord, orgId: num
   changed(deps);
 }
 
+/** the real product's label of an auth module, as lists of users show it ("ldap" -> ["LDAP"]; none for local users) */
+export function authLabelsOf(authModule: string): string[] {
+  if (!authModule) return [];
+  return [authModule === "ldap" ? "LDAP" : authModule.toUpperCase()];
+}
+
 export function avatarUrl(email: string): string {
   return `/avatar/${createHash("md5").update(email.trim().toLowerCase()).digest("hex")}`;
 }
@@ -184,10 +190,10 @@ export function profileOf(user: UserRecord, orgId: number) {
     orgId,
     isSvcAdmin: user.isServerAdmin,
     isDisabled: user.isDisabled,
-    isExternal: false,
-    isExternallySynced: false,
+    isExternal: user.authModule !== "",
+    isExternallySynced: user.authModule !== "",
     isSvcAdminExternallySynced: false,
-    authLabels: [] as string[],
+    authLabels: authLabelsOf(user.authModule),
     updatedAt: d.updatedAt,
     createdAt: d.createdAt,
     avatarUrl: d.avatarUrl,

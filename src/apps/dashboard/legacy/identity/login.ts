@@ -2,13 +2,15 @@
 // SameSite=Lax session cookie; GET /logout ends the session and clears it.
 // The cloud edition signs in with service account tokens only.
 import { type } from "../../../../lib/arktype.ts";
-import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { ApiError } from "../../../../lib/errors.ts";
 import { parseBody } from "../../../../lib/http/validate.ts";
 import type { Router } from "../../access/guard.ts";
+import type { AccessModel } from "../../core/identity/access-model.ts";
 import type { Authenticator } from "../../core/identity/authenticate.ts";
+import type { PendingLogins } from "../../core/identity/second-factor.ts";
 import { SESSION_COOKIE, type SessionStore } from "../../core/identity/sessions.ts";
+import { PENDING_LOGIN_COOKIE, startSession } from "./session-cookie.ts";
 
 const Login = type({ user: "string", password: "string" });
 
@@ -18,6 +20,9 @@ export interface LoginDeps {
   passwordLoginEnabled: boolean;
   /** mark the cookie Secure when the listener serves HTTPS */
   secureCookie: boolean;
+  model: AccessModel;
+  /** sign-ins waiting for a second factor's code */
+  pendingLogins: PendingLogins;
 }
 
 export function registerLogin(r: Router, deps: LoginDeps): void {
@@ -27,16 +32,15 @@ export function registerLogin(r: Router, deps: LoginDeps): void {
     }
     const body = await parseBody(c, Login);
     const user = await deps.auth.verifyLogin(body.user, body.password);
-    const session = await deps.sessions.create(user.id, { userAgent: c.req.header("User-Agent") ?? "", clientIp: clientIp(c) });
-    setCookie(c, SESSION_COOKIE, session.token, {
-      path: "/",
-      httpOnly: true,
-      sameSite: "Lax",
-      secure: deps.secureCookie,
-      expires: session.expiresAt,
-    });
+    if ((await deps.model.snapshot()).secondFactor.has(user.id)) {
+      // no session yet: a short-lived pending sign-in that POST /login/2fa completes with a code
+      const pending = deps.pendingLogins.issue(user);
+      setCookie(c, PENDING_LOGIN_COOKIE, pending.token, { path: "/login", httpOnly: true, sameSite: "Strict", secure: deps.secureCookie, expires: pending.expiresAt });
+      throw new ApiError(401, "second factor required", { messageId: "login.second-factor-required", body: { mfaRequired: true } });
+    }
+    await startSession(c, deps.sessions, user.id, deps.secureCookie);
     return c.json({ message: "Logged in" });
-  }, { body: Login, responses: { 401: "Invalid username or password (or password sign-in is disabled in this edition)" } });
+  }, { body: Login, responses: { 401: "Invalid username or password (or password sign-in is disabled in this edition); for a user with a second factor, \"second factor required\" with mfaRequired: true and a pending sign-in for POST /login/2fa" } });
 
   r.get("/logout", { public: true }, async (c) => {
     const token = getCookie(c, SESSION_COOKIE);
@@ -44,8 +48,4 @@ export function registerLogin(r: Router, deps: LoginDeps): void {
     deleteCookie(c, SESSION_COOKIE, { path: "/", secure: deps.secureCookie });
     return c.redirect("/", 302);
   });
-}
-
-function clientIp(c: Context): string {
-  return c.req.header("X-Forwarded-For")?.split(",")[0]?.trim() ?? "";
 }

@@ -16,7 +16,8 @@ const PasswordChange = type({ oldPassword: "string", newPassword: "string" });
 export function registerUser(r: Router, deps: IdentityDeps, preferences: PreferenceStore): void {
   const self = { signedIn: true, usersOnly: true } as const;
 
-  r.get("/api/user", self, async (c) => {
+  // answered too while an admin's page session must enrol a second factor first (the page reads who is signed in)
+  r.get("/api/user", { ...self, duringEnrolment: true }, async (c) => {
     const id = identityOf(c);
     const teams = ((await deps.model.snapshot()).teamsOfUser.get(id.user.id) ?? []).filter((t) => t.orgId === id.orgId);
     // the theme in effect: the user's own, else a team's, else the organization's, else the default

@@ -1,0 +1,259 @@
+// LDAP / Active Directory sign-in in the real product's model (docs/authentication.md):
+// the servers of ldap.toml are asked in order; the first that knows the user
+// decides. A verified user is created (auth.ldap.allow_sign_up) or updated:
+// login, email and name from the attributes, organization roles from the group
+// mappings (unless auth.ldap.skip_org_role_sync), the server admin flag from
+// grafana_admin, teams from team sync. A user matching no mapping (when there
+// are mappings) is refused, as a user the directory no longer holds is (and
+// disabled, its sessions ended). A server that cannot be reached is logged and
+// the next one asked; local users never depend on it. The password is never
+// stored or logged.
+import type { LdapConfig, LdapServerConfig } from "../../../../config/ldap.ts";
+import { isUniqueViolation } from "../../../../db/errors.ts";
+import { ApiError, badRequest, notFound } from "../../../../lib/errors.ts";
+import { newUid } from "../../../../lib/ids.ts";
+import type { Logger } from "../../../../lib/logger.ts";
+import type { UserRecord } from "./access-model.ts";
+import type { ExternalLogin } from "./authenticate.ts";
+import type { OrgRole } from "./basic-roles.ts";
+import { changed, type IdentityDeps } from "./identity-deps.ts";
+import { findUser, pingServer, whereOf, type LdapUser } from "./ldap-client.ts";
+import { syncTeams, teamsForGroups } from "./team-sync.ts";
+
+export const LDAP_AUTH_MODULE = "ldap";
+
+export interface LdapSettings {
+  allowSignUp: boolean;
+  skipOrgRoleSync: boolean;
+}
+
+export interface LdapService extends ExternalLogin {
+  /** GET /api/admin/ldap/status */
+  status(): Promise<Array<{ host: string; port: number; available: boolean; error: string }>>;
+  /** GET /api/admin/ldap/:username: the attributes and what the mappings would give; 404 when no server has the user */
+  lookup(username: string): Promise<unknown>;
+  /** POST /api/admin/ldap/sync/:id */
+  syncUser(userId: number): Promise<string>;
+  /** POST /api/admin/ldap/reload: a new, already checked configuration */
+  reload(config: LdapConfig): void;
+}
+
+interface Mapped {
+  /** organization id -> role; empty when the server has no group mappings */
+  orgRoles: Map<number, OrgRole>;
+  /** undefined: no matching mapping says anything about it (left as it is) */
+  serverAdmin: boolean | undefined;
+  /** false: the server has mappings and none matches (refused) */
+  allowed: boolean;
+  matches: Array<{ groupDn: string; orgId: number; orgRole: OrgRole }>;
+}
+
+const isMember = (groups: readonly string[], dn: string) => dn === "*" || groups.some((g) => g.toLowerCase() === dn.toLowerCase());
+
+/** the real product's mapping: the first matching mapping per organization gives the role */
+export function mapGroups(server: LdapServerConfig, groups: readonly string[]): Mapped {
+  const orgRoles = new Map<number, OrgRole>();
+  const matches: Mapped["matches"] = [];
+  let serverAdmin: boolean | undefined;
+  if (server.groupMappings.some((g) => g.serverAdmin !== undefined)) serverAdmin = false;
+  for (const g of server.groupMappings) {
+    if (!isMember(groups, g.groupDn)) continue;
+    if (g.serverAdmin) serverAdmin = true;
+    if (orgRoles.has(g.orgId)) continue;
+    orgRoles.set(g.orgId, g.orgRole);
+    matches.push({ groupDn: g.groupDn, orgId: g.orgId, orgRole: g.orgRole });
+  }
+  return { orgRoles, serverAdmin, allowed: server.groupMappings.length === 0 || matches.length > 0, matches };
+}
+
+type Search = { found: LdapUser; server: LdapServerConfig } | "wrongPassword" | "notFound" | "unavailable";
+
+export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: LdapSettings, logger: Logger): LdapService {
+  let config = initial;
+  const log = logger.child({ logger: "ldap" });
+
+  /** every server in order; the first that has the user decides */
+  const search = async (login: string, password?: string): Promise<Search> => {
+    let failed = 0;
+    let wrong = false;
+    for (const server of config.servers) {
+      try {
+        const r = await findUser(server, login, password);
+        if ("user" in r) return { found: r.user, server };
+        if ("wrongPassword" in r) wrong = true;
+      } catch (err) {
+        failed++;
+        log.error("LDAP server unavailable: sign-in tries the next server, local users are not affected", { server: whereOf(server), error: (err as Error).message });
+      }
+    }
+    if (wrong) return "wrongPassword";
+    // a server that could not answer might hold the user: "not found" (which disables a user)
+    // only when every server answered; sign-in is refused either way
+    return failed ? "unavailable" : "notFound";
+  };
+
+  /** the directory no longer has the user: disabled, sessions ended (the real product's sync does the same) */
+  const disableRemoved = async (user: UserRecord) => {
+    if (user.isDisabled) return;
+    await deps.pg.query("update users set is_disabled = true, updated_at = now() where id = $1", [user.id]);
+    await deps.pg.query("delete from sessions where user_id = $1", [user.id]);
+    changed(deps);
+    log.info("user not found in LDAP: disabled", { login: user.login });
+  };
+
+  /** creates or updates the user from the directory; undefined when it may not sign in */
+  const upsert = async (found: LdapUser, mapped: Mapped, existing: UserRecord | undefined): Promise<UserRecord | undefined> => {
+    const snap = await deps.model.snapshot();
+    const login = found.login.trim();
+    const email = (found.email || login).trim();
+    let user = existing ?? snap.byLogin.get(login.toLowerCase()) ?? snap.byLogin.get(email.toLowerCase());
+    if (user && (user.isServiceAccount || (user.authModule !== LDAP_AUTH_MODULE && user.passwordHash))) {
+      log.warn("LDAP sign-in refused: a local user with this login or email exists", { login });
+      return undefined;
+    }
+    if (!user && !settings.allowSignUp) {
+      log.info("LDAP sign-in refused: the user does not exist and auth.ldap.allow_sign_up is off", { login });
+      return undefined;
+    }
+    const syncRoles = !user || !settings.skipOrgRoleSync;
+    const orgRoles = new Map(mapped.orgRoles);
+    // no group mappings at all: a new user joins the main organization as a Viewer (the real product's auto_assign_org)
+    if (!user && orgRoles.size === 0) orgRoles.set(1, "Viewer");
+    const knownOrgs = new Set(snap.orgs.keys());
+    for (const orgId of orgRoles.keys()) {
+      if (!knownOrgs.has(orgId)) {
+        log.warn("LDAP group mapping names an organization that does not exist: ignored", { orgId });
+        orgRoles.delete(orgId);
+      }
+    }
+    const id = await deps.pg
+      .transaction(async (tx) => {
+        let userId: number;
+        if (!user) {
+          const row = await tx.query<{ id: number }>(
+            `insert into users (uid, login, email, name, password_hash, is_server_admin, auth_module)
+             values ($1, $2, $3, $4, null, $5, $6) returning id`,
+            [newUid(), login, email, found.name, mapped.serverAdmin ?? false, LDAP_AUTH_MODULE],
+          );
+          userId = row.rows[0]!.id;
+        } else {
+          userId = user.id;
+          await tx.query(
+            `update users set login = $2, email = $3, name = $4, auth_module = $5, password_hash = null, is_disabled = false,
+                    is_server_admin = coalesce($6, is_server_admin), updated_at = now() where id = $1`,
+            [userId, login, email, found.name || user.name, LDAP_AUTH_MODULE, mapped.serverAdmin ?? null],
+          );
+        }
+        if (syncRoles && (mapped.orgRoles.size > 0 || !user)) {
+          const orgIds = [...orgRoles.keys()];
+          await tx.query("delete from org_members where user_id = $1 and not (org_id = any($2::int[]))", [userId, orgIds]);
+          for (const [orgId, role] of orgRoles) {
+            await tx.query(
+              `insert into org_members (org_id, user_id, role) values ($1, $2, $3)
+               on conflict (org_id, user_id) do update set role = excluded.role, updated_at = now() where org_members.role <> excluded.role`,
+              [orgId, userId, role],
+            );
+          }
+        }
+        // the current organization stays one the user belongs to
+        await tx.query(
+          `update users set current_org_id = (select min(org_id) from org_members where user_id = $1)
+            where id = $1 and (current_org_id is null or current_org_id not in (select org_id from org_members where user_id = $1))`,
+          [userId],
+        );
+        return userId;
+      })
+      .catch((err: unknown) => {
+        if (isUniqueViolation(err, "users_login_key", "users_email_key")) {
+          log.warn("LDAP sign-in refused: the login or email is another user's", { login });
+          return undefined;
+        }
+        throw err;
+      });
+    if (id === undefined) return undefined;
+    changed(deps);
+    await syncTeams(deps, { userId: id, groups: found.groups, authModule: LDAP_AUTH_MODULE });
+    return (await deps.model.snapshot()).users.get(id);
+  };
+
+  const existingLdapUser = async (login: string) => {
+    const u = (await deps.model.snapshot()).byLogin.get(login.toLowerCase());
+    return u && u.authModule === LDAP_AUTH_MODULE ? u : undefined;
+  };
+
+  return {
+    module: LDAP_AUTH_MODULE,
+
+    async signIn(login, password) {
+      // an empty password would be an anonymous bind, which servers accept
+      if (!password || !login) return undefined;
+      const r = await search(login, password);
+      if (r === "wrongPassword" || r === "unavailable") return undefined;
+      if (r === "notFound") {
+        const gone = await existingLdapUser(login);
+        if (gone) await disableRemoved(gone);
+        return undefined;
+      }
+      const mapped = mapGroups(r.server, r.found.groups);
+      if (!mapped.allowed) {
+        log.info("LDAP sign-in refused: the user does not belong in any of the specified LDAP groups", { login: r.found.login });
+        return undefined;
+      }
+      return upsert(r.found, mapped, await existingLdapUser(login));
+    },
+
+    async status() {
+      return (await Promise.all(config.servers.map((s) => pingServer(s)))).flat();
+    },
+
+    async lookup(username) {
+      const r = await search(username);
+      if (typeof r === "string") throw notFound("No user was found in the LDAP server(s) with that username");
+      const { found, server } = r;
+      const a = server.attributes;
+      const mapped = mapGroups(server, found.groups);
+      const snap = await deps.model.snapshot();
+      const mappedDns = new Set(mapped.matches.map((m) => m.groupDn.toLowerCase()));
+      const roles = [
+        ...mapped.matches.map((m) => ({ orgId: m.orgId, orgName: snap.orgs.get(m.orgId)?.name ?? "", orgRole: m.orgRole, groupDN: m.groupDn })),
+        ...found.groups.filter((g) => !mappedDns.has(g.toLowerCase())).map((g) => ({ orgId: 0, orgName: "", orgRole: "", groupDN: g })),
+      ];
+      const teams = (await teamsForGroups(deps, found.groups, [...mapped.orgRoles.keys()])).map((t) => ({
+        teamName: t.name,
+        orgName: snap.orgs.get(t.orgId)?.name ?? "",
+        groupDN: t.groupId,
+      }));
+      return {
+        name: { cfgAttrValue: a.name, ldapValue: found.givenName },
+        surname: { cfgAttrValue: a.surname, ldapValue: found.surname },
+        email: { cfgAttrValue: a.email, ldapValue: found.email },
+        login: { cfgAttrValue: a.username, ldapValue: found.login },
+        isGrafanaAdmin: mapped.serverAdmin ?? null,
+        isDisabled: false,
+        roles,
+        teams,
+      };
+    },
+
+    async syncUser(userId) {
+      const user = (await deps.model.snapshot()).users.get(userId);
+      if (!user || user.isServiceAccount || user.authModule !== LDAP_AUTH_MODULE) throw notFound("user not found");
+      const r = await search(user.login);
+      if (r === "notFound") {
+        await disableRemoved(user);
+        throw badRequest("User not found in LDAP. Disabled the user without updating information");
+      }
+      if (typeof r === "string") throw badRequest("Something went wrong while finding the user in LDAP");
+      const mapped = mapGroups(r.server, r.found.groups);
+      if (!mapped.allowed) throw badRequest("the user does not belong in any of the specified LDAP groups");
+      const synced = await upsert(r.found, mapped, user);
+      if (!synced) throw new ApiError(500, "Failed to update the user");
+      return "User synced successfully";
+    },
+
+    reload(next) {
+      config = next;
+      log.info("LDAP config reloaded", { servers: next.servers.length });
+    },
+  };
+}

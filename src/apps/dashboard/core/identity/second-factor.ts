@@ -1,0 +1,249 @@
+// A second factor for local users: TOTP (RFC 6238: SHA-1, six digits, 30-second
+// steps, the authenticator apps' default) with ten single-use recovery codes
+// (docs/authentication.md, "Second factor (TOTP)"). The TOTP secret is sealed
+// at rest in the secrets table (owner "user:<id>", field "totp") and is shown
+// only by the enrolment that made it; recovery codes are kept only as digests.
+// A code is accepted within one step either side of the server's clock, and a
+// step once used is never accepted again. Wrong codes count towards the login
+// lock-out under their own key (a right password does not clear them).
+import type { PGlite, Transaction } from "@electric-sql/pglite";
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { Secret, TOTP } from "otpauth";
+import { ApiError, badRequest, conflict, forbidden } from "../../../../lib/errors.ts";
+import type { Snapshot, UserRecord } from "./access-model.ts";
+import { changed, type IdentityDeps } from "./identity-deps.ts";
+import type { LoginThrottle } from "./login-throttle.ts";
+import { sha256 } from "./tokens.ts";
+
+/** what a second factor needs of the secrets service (core/secrets' Secrets has it; identity imports no other folder) */
+export interface SecretSealer {
+  seal(owner: string, field: string, plaintext: string): Promise<{ field: string; sealed: string }>;
+  write(db: PGlite | Transaction, owner: string, sealed: ReadonlyArray<{ field: string; sealed: string }>): Promise<void>;
+  open(owner: string): Promise<Record<string, string>>;
+}
+
+export const TOTP_PERIOD_S = 30;
+export const RECOVERY_CODE_COUNT = 10;
+/** how long the step between a right password and the code may take */
+export const PENDING_LOGIN_MS = 5 * 60_000;
+
+const FIELD = "totp";
+const ownerOf = (userId: number) => `user:${userId}`;
+const lockKeyOf = (userId: number) => `second-factor:${userId}`;
+// no 0/o, 1/l/i: a code read off paper is typed back right
+const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
+
+export const lockedOut = () => new ApiError(401, "Too many failed attempts", { messageId: "login-attempt.blocked" });
+
+/** whether the user must enrol a second factor before using a page session (security.totp_required_for_admins) */
+export function mustEnrolSecondFactor(snap: Snapshot, user: UserRecord): boolean {
+  if (user.isServiceAccount || snap.secondFactor.has(user.id)) return false;
+  if (user.isServerAdmin) return true;
+  for (const role of snap.memberships.get(user.id)?.values() ?? []) if (role === "Admin") return true;
+  return false;
+}
+
+export interface SecondFactorStatus {
+  enabled: boolean;
+  recoveryCodesLeft: number;
+  /** the user must enrol before the page lets them do anything else */
+  enrolmentRequired: boolean;
+}
+
+export interface SecondFactor {
+  status(user: UserRecord): Promise<SecondFactorStatus>;
+  /** a new secret, pending until confirm(); refused while a second factor is enabled */
+  enrol(user: UserRecord): Promise<{ secret: string; otpauthUrl: string }>;
+  /** the pending secret's first code enables it; answers the recovery codes (shown once) */
+  confirm(user: UserRecord, code: string): Promise<string[]>;
+  /** a TOTP code or an unused recovery code of an enabled second factor (throttled; a lock-out throws) */
+  verify(user: UserRecord, code: string): Promise<boolean>;
+  /** removes the user's second factor (its secret and recovery codes) */
+  remove(userId: number): Promise<void>;
+}
+
+export interface SecondFactorOptions {
+  throttle: LoginThrottle;
+  sealer: SecretSealer;
+  /** security.totp_enabled: new enrolments allowed */
+  enrolmentEnabled: boolean;
+  /** security.totp_required_for_admins */
+  requiredForAdmins: boolean;
+  /** the issuer authenticator apps show beside the account */
+  issuer?: string;
+}
+
+export function createSecondFactor(deps: IdentityDeps, o: SecondFactorOptions): SecondFactor {
+  const issuer = o.issuer ?? "Outpost";
+  const totpOf = (user: UserRecord, secret: string) =>
+    new TOTP({ issuer, label: user.login, algorithm: "SHA1", digits: 6, period: TOTP_PERIOD_S, secret: Secret.fromBase32(secret) });
+
+  /** the step a code is valid for (±1 step of now), or undefined */
+  const stepOf = (user: UserRecord, secret: string, code: string): number | undefined => {
+    const totp = totpOf(user, secret);
+    const timestamp = deps.now();
+    const delta = totp.validate({ token: code, timestamp, window: 1 });
+    return delta === null ? undefined : totp.counter({ timestamp }) + delta;
+  };
+
+  const secretOf = async (userId: number): Promise<string | undefined> => (await o.sealer.open(ownerOf(userId)))[FIELD];
+
+  const row = async (userId: number) =>
+    (await deps.pg.query<{ enabled: boolean }>("select enabled from user_second_factor where user_id = $1", [userId])).rows[0];
+
+  const newRecoveryCodes = () =>
+    Array.from({ length: RECOVERY_CODE_COUNT }, () => {
+      const chars = Array.from({ length: 12 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join("");
+      return `${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8)}`;
+    });
+
+  const verifyTotp = async (user: UserRecord, code: string): Promise<boolean> => {
+    const secret = await secretOf(user.id);
+    if (!secret) return false;
+    const step = stepOf(user, secret, code);
+    if (step === undefined) return false;
+    // one use per step, atomically: of two requests with the same code one wins
+    const r = await deps.pg.query(
+      "update user_second_factor set last_counter = $2 where user_id = $1 and enabled and (last_counter is null or last_counter < $2)",
+      [user.id, step],
+    );
+    return (r.affectedRows ?? 0) === 1;
+  };
+
+  const useRecoveryCode = async (user: UserRecord, code: string): Promise<boolean> => {
+    const r = await deps.pg.query(
+      "update user_recovery_codes set used_at = now() where user_id = $1 and code_hash = $2 and used_at is null",
+      [user.id, recoveryHash(user.id, code)],
+    );
+    return (r.affectedRows ?? 0) === 1;
+  };
+
+  return {
+    async status(user) {
+      const snap = await deps.model.snapshot();
+      const enabled = snap.secondFactor.has(user.id);
+      const left = enabled
+        ? (await deps.pg.query<{ n: number }>("select count(*)::int as n from user_recovery_codes where user_id = $1 and used_at is null", [user.id])).rows[0]!.n
+        : 0;
+      return { enabled, recoveryCodesLeft: left, enrolmentRequired: o.requiredForAdmins && mustEnrolSecondFactor(snap, user) };
+    },
+
+    async enrol(user) {
+      if (!o.enrolmentEnabled) throw forbidden("two-factor authentication is turned off on this server (security.totp_enabled)");
+      if (user.isServiceAccount || user.passwordHash === null) throw badRequest("only users with a password can enrol a second factor");
+      if ((await row(user.id))?.enabled) throw conflict("two-factor authentication is already enabled: disable it first");
+      const secret = new Secret({ size: 20 }).base32;
+      const sealed = await o.sealer.seal(ownerOf(user.id), FIELD, secret);
+      await deps.pg.transaction(async (tx) => {
+        await tx.query(
+          `insert into user_second_factor (user_id, enabled) values ($1, false)
+           on conflict (user_id) do update set enabled = false, last_counter = null, created_at = now(), enabled_at = null`,
+          [user.id],
+        );
+        await o.sealer.write(tx, ownerOf(user.id), [sealed]);
+      });
+      return { secret, otpauthUrl: totpOf(user, secret).toString() };
+    },
+
+    async confirm(user, code) {
+      const r = await row(user.id);
+      if (!r) throw badRequest("no enrolment is pending: enrol first");
+      if (r.enabled) throw conflict("two-factor authentication is already enabled");
+      if (o.throttle.isLocked(lockKeyOf(user.id))) throw lockedOut();
+      const secret = await secretOf(user.id);
+      const step = secret === undefined ? undefined : stepOf(user, secret, normalize(code));
+      if (step === undefined) {
+        o.throttle.recordFailure(lockKeyOf(user.id));
+        throw badRequest("Invalid two-factor code: check the authenticator app's clock", { messageId: "second-factor.invalid-code" });
+      }
+      const codes = newRecoveryCodes();
+      await deps.pg.transaction(async (tx) => {
+        const done = await tx.query(
+          "update user_second_factor set enabled = true, enabled_at = now(), last_counter = $2 where user_id = $1 and not enabled",
+          [user.id, step],
+        );
+        if (!done.affectedRows) throw conflict("two-factor authentication is already enabled");
+        await tx.query("delete from user_recovery_codes where user_id = $1", [user.id]);
+        for (const c of codes) await tx.query("insert into user_recovery_codes (user_id, code_hash) values ($1, $2)", [user.id, recoveryHash(user.id, c)]);
+      });
+      o.throttle.reset(lockKeyOf(user.id));
+      changed(deps);
+      return codes;
+    },
+
+    async verify(user, code) {
+      const key = lockKeyOf(user.id);
+      if (o.throttle.isLocked(key)) throw lockedOut();
+      const text = normalize(code);
+      const ok = /^\d{6}$/.test(text) ? await verifyTotp(user, text) : text.length === 12 && (await useRecoveryCode(user, text));
+      if (!ok) {
+        o.throttle.recordFailure(key);
+        return false;
+      }
+      o.throttle.reset(key);
+      return true;
+    },
+
+    async remove(userId) {
+      await deps.pg.transaction(async (tx) => {
+        // the row's trigger removes the sealed secret
+        await tx.query("delete from user_second_factor where user_id = $1", [userId]);
+        await tx.query("delete from user_recovery_codes where user_id = $1", [userId]);
+      });
+      changed(deps);
+    },
+  };
+}
+
+/** a code as typed: spaces and dashes dropped, lower case */
+function normalize(code: string): string {
+  return code.replace(/[\s-]/g, "").toLowerCase().slice(0, 64);
+}
+
+function recoveryHash(userId: number, code: string): string {
+  return sha256(`${userId}:${normalize(code)}`);
+}
+
+/**
+ * The step between a right password and the code: a short-lived token, signed
+ * with a key of this process, naming the user and bound to their password hash
+ * (a changed password voids it). It is no session: it only lets its holder
+ * send a code. Each token completes one sign-in at most.
+ */
+export interface PendingLogins {
+  issue(user: UserRecord): { token: string; expiresAt: Date };
+  /** the user a live, unused token names (checked against the current snapshot), or undefined */
+  open(token: string, snap: Snapshot): UserRecord | undefined;
+  /** marks a token used */
+  consume(token: string): void;
+}
+
+export function createPendingLogins(now: () => number, lifetimeMs = PENDING_LOGIN_MS): PendingLogins {
+  const key = randomBytes(32);
+  const used = new Map<string, number>();
+  const sign = (body: string, passwordHash: string) => createHmac("sha256", key).update(`${body}\n${passwordHash}`).digest("base64url");
+  return {
+    issue(user) {
+      const expires = now() + lifetimeMs;
+      const body = `${user.id}.${expires}.${randomBytes(16).toString("base64url")}`;
+      return { token: `${body}.${sign(body, user.passwordHash ?? "")}`, expiresAt: new Date(expires) };
+    },
+    open(token, snap) {
+      const m = /^(\d{1,10})\.(\d{1,16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(token);
+      if (!m) return undefined;
+      const [, id, expires, nonce, sig] = m;
+      if (Number(expires) <= now() || used.has(nonce!)) return undefined;
+      const user = snap.users.get(Number(id));
+      if (!user || user.isDisabled || user.isServiceAccount) return undefined;
+      const want = Buffer.from(sign(`${id}.${expires}.${nonce}`, user.passwordHash ?? ""));
+      const got = Buffer.from(sig!);
+      return want.length === got.length && timingSafeEqual(want, got) ? user : undefined;
+    },
+    consume(token) {
+      const [, expires, nonce] = token.split(".");
+      if (!nonce) return;
+      for (const [n, until] of used) if (until <= now()) used.delete(n);
+      used.set(nonce, Number(expires));
+    },
+  };
+}
