@@ -88,6 +88,9 @@ function checkStoreAuth(config: Config, origin: Map<string, string>) {
   if (config.logs.auth.type === "tokens" && config.logs.auth_proxy.enabled) {
     problems.push(`logs.auth_proxy.enabled (${from("logs.auth_proxy.enabled")}): the htpasswd proxy sets X-Scope-OrgID for header mode; with logs.auth.type tokens the store checks the credentials itself: turn one off`);
   }
+  if (config.security.totp_required_for_admins && !config.security.totp_enabled) {
+    problems.push(`security.totp_required_for_admins (${from("security.totp_required_for_admins")}): administrators could never enrol with security.totp_enabled off: turn one of them around`);
+  }
   if (problems.length) throw new ConfigError(problems);
 }
 

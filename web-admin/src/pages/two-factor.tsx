@@ -41,7 +41,15 @@ function Enrol(props: { onDone: () => void }) {
   const [code, setCode] = useState("");
   // shown once: only here, until Done
   const [recoveryCodes, setRecoveryCodes] = useState<string[]>();
-  const start = useAction(async () => setEnrolment(await api<Enrolment>("/api/user/2fa/enrol", { method: "POST" })));
+  // the current password first: a borrowed session alone cannot put a factor on the account
+  const [password, setPassword] = useState("");
+  const start = useAction(async () => {
+    const e = await api<Enrolment>("/api/user/2fa/enrol", { method: "POST", body: { password } }).catch((err: unknown) => {
+      throw explainLockOut(err);
+    });
+    setPassword("");
+    setEnrolment(e);
+  });
   const confirm = useAction(async () => {
     const r = await api<{ recoveryCodes: string[] }>("/api/user/2fa/confirm", { method: "POST", body: { code } }).catch((err: unknown) => {
       throw explainLockOut(err);
@@ -72,8 +80,9 @@ function Enrol(props: { onDone: () => void }) {
     return (
       <div>
         <p>Off. With it on, signing in on this page asks for a six-digit code from an authenticator app after the password, and HTTP basic authentication with your password is refused: scripts use service account tokens.</p>
-        <ErrorNote error={start.error} />
-        <Button kind="primary" pending={start.pending} onClick={() => void start.run()}>Set up two-factor authentication</Button>
+        <ActionForm action={start} submitLabel="Set up two-factor authentication">
+          <TextField label="Current password" type="password" name="enrolPassword" value={password} onInput={setPassword} autoComplete="current-password" required />
+        </ActionForm>
       </div>
     );
   }

@@ -34,7 +34,7 @@ const asSession = (session: string) => ({ headers: { Cookie: `svc_session=${sess
 async function enrolled(api: Api, login: string, role: "Viewer" | "Admin" = "Viewer") {
   const u = await api.user(login, role);
   const { session } = await pageLogin(api, login, u.password);
-  const enrol = await api.post("/api/user/2fa/enrol", asSession(session));
+  const enrol = await api.post("/api/user/2fa/enrol", { ...asSession(session), body: { password: u.password } });
   expect(enrol.status).toBe(200);
   const secret = enrol.body.secret as string;
   const confirm = await api.post("/api/user/2fa/confirm", { ...asSession(session), body: { code: codeAt(secret, clock.now()) } });
@@ -51,7 +51,13 @@ describe("second factor (TOTP)", () => {
   it("enrolment: a pending secret with its otpauth URL and QR code, confirmed by a code; ten recovery codes shown once", async () => {
     const u = await t.api.user("enroller", "Viewer");
     expect((await t.api.get("/api/user/2fa", { auth: u.auth })).body).toEqual({ enabled: false, recoveryCodesLeft: 0, enrolmentRequired: false });
-    const enrol = await t.api.post("/api/user/2fa/enrol", { auth: u.auth });
+    // the current password is needed: a session alone cannot put a factor on the account
+    const noPassword = await t.api.post("/api/user/2fa/enrol", { auth: u.auth, body: {} });
+    expect(noPassword.status).toBe(400);
+    const wrongPassword = await t.api.post("/api/user/2fa/enrol", { auth: u.auth, body: { password: "wrong" } });
+    expect(wrongPassword.status).toBe(400);
+    const enrol = await t.api.post("/api/user/2fa/enrol", { auth: u.auth, body: { password: u.password } });
+    expect(enrol.headers.get("cache-control")).toBe("no-store");
     expect(enrol.status).toBe(200);
     const secret = enrol.body.secret as string;
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -75,7 +81,7 @@ describe("second factor (TOTP)", () => {
     const { session } = await secondStep(t.api, pending, codeAt(secret, clock.now()));
     const status = await t.api.get("/api/user/2fa", asSession(session));
     expect(status.body).toEqual({ enabled: true, recoveryCodesLeft: 10, enrolmentRequired: false });
-    expect((await t.api.post("/api/user/2fa/enrol", asSession(session))).status).toBe(409);
+    expect((await t.api.post("/api/user/2fa/enrol", { ...asSession(session), body: { password: u.password } })).status).toBe(409);
 
     // sealed at rest, never shown again, never logged
     const rows = (await sealedRows(t.server, u.id)).rows;
@@ -237,7 +243,7 @@ describe("security.totp_required_for_admins", () => {
     expect((await t.api.get("/api/search", asSession(session))).status).toBe(403);
     expect((await t.api.get("/api/user", asSession(session))).status).toBe(200);
     expect((await t.api.get("/api/user/2fa", asSession(session))).body).toEqual({ enabled: false, recoveryCodesLeft: 0, enrolmentRequired: true });
-    const enrol = await t.api.post("/api/user/2fa/enrol", asSession(session));
+    const enrol = await t.api.post("/api/user/2fa/enrol", { ...asSession(session), body: { password: orgAdmin.password } });
     const confirm = await t.api.post("/api/user/2fa/confirm", { ...asSession(session), body: { code: codeAt(enrol.body.secret, clock.now()) } });
     expect(confirm.status).toBe(200);
     expect((await t.api.get("/api/search", asSession(session))).status).toBe(200);
@@ -249,8 +255,67 @@ describe("security.totp_enabled: false", () => {
   const t = useServer({ "security.totp_enabled": false });
 
   it("refuses enrolment", async () => {
-    const r = await t.api.post("/api/user/2fa/enrol", { auth: ADMIN });
+    const r = await t.api.post("/api/user/2fa/enrol", { auth: ADMIN, body: { password: "admin" } });
     expect(r.status).toBe(403);
     expect(r.body.message).toMatch(/security\.totp_enabled/);
+  });
+});
+
+describe("second factor: review mends", () => {
+  const t = useServer({}, clock);
+
+  it("parallel wrong codes cannot outrun the lock-out: at most the limit are checked, the rest are blocked", async () => {
+    const v = await enrolled(t.api, "parallel-guesser");
+    const { pending } = await pageLogin(t.api, "parallel-guesser", v.password);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => t.api.post("/login/2fa", { headers: { Cookie: `svc_login_2fa=${pending}` }, body: { code: String(100000 + i) } })),
+    );
+    const checked = answers.filter((a) => a.body?.messageId === "second-factor.invalid-code").length;
+    const blocked = answers.filter((a) => a.body?.messageId === "login-attempt.blocked").length;
+    expect(checked + blocked).toBe(40);
+    expect(checked).toBeLessThanOrEqual(5);
+  });
+
+  it("turning a second factor on ends the user's other sessions; turning it off and an admin reset too", async () => {
+    const u = await t.api.user("session-ender", "Viewer");
+    const a = (await pageLogin(t.api, "session-ender", u.password)).session;
+    const b = (await pageLogin(t.api, "session-ender", u.password)).session;
+    const enrol = await t.api.post("/api/user/2fa/enrol", { ...asSession(b), body: { password: u.password } });
+    clock.advance(STEP);
+    const confirm = await t.api.post("/api/user/2fa/confirm", { ...asSession(b), body: { code: codeAt(enrol.body.secret, clock.now()) } });
+    expect(confirm.status).toBe(200);
+    expect((await t.api.get("/api/user", asSession(a))).status).toBe(401);
+    expect((await t.api.get("/api/user", asSession(b))).status).toBe(200);
+    // a third session, then an admin reset ends every one of them
+    clock.advance(STEP);
+    const { pending } = await pageLogin(t.api, "session-ender", u.password);
+    const c = (await secondStep(t.api, pending, codeAt(enrol.body.secret, clock.now()))).session;
+    expect((await t.api.get("/api/user", asSession(c))).status).toBe(200);
+    expect((await t.api.delete(`/api/admin/users/${u.id}/2fa`, { auth: ADMIN })).status).toBe(200);
+    expect((await t.api.get("/api/user", asSession(b))).status).toBe(401);
+    expect((await t.api.get("/api/user", asSession(c))).status).toBe(401);
+  });
+
+  it("an enrol racing a confirm never leaves a confirmed factor off, nor turns on a secret the user did not see", async () => {
+    for (let round = 0; round < 5; round++) {
+      const u = await t.api.user(`racer-${round}`, "Viewer");
+      const s = (await pageLogin(t.api, `racer-${round}`, u.password)).session;
+      const first = await t.api.post("/api/user/2fa/enrol", { ...asSession(s), body: { password: u.password } });
+      clock.advance(STEP);
+      const [confirm] = await Promise.all([
+        t.api.post("/api/user/2fa/confirm", { ...asSession(s), body: { code: codeAt(first.body.secret, clock.now()) } }),
+        t.api.post("/api/user/2fa/enrol", { ...asSession(s), body: { password: u.password } }),
+      ]);
+      const status = (await t.api.get("/api/user/2fa", asSession(s))).body;
+      if (confirm.status === 200) expect(status.enabled).toBe(true);
+      else expect([409, 400]).toContain(confirm.status);
+    }
+  });
+});
+
+describe("security.totp_required_for_admins with security.totp_enabled off", () => {
+  it("is refused at start: administrators could never enrol", async () => {
+    const { loadConfig } = await import("../../../../src/config/load.ts");
+    expect(() => loadConfig({ flags: { "storage.in_memory": true, "security.totp_required_for_admins": true, "security.totp_enabled": false } })).toThrow(/security\.totp_required_for_admins/);
   });
 });

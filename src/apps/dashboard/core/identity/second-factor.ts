@@ -37,7 +37,8 @@ export const lockedOut = () => new ApiError(401, "Too many failed attempts", { m
 
 /** whether the user must enrol a second factor before using a page session (security.totp_required_for_admins) */
 export function mustEnrolSecondFactor(snap: Snapshot, user: UserRecord): boolean {
-  if (user.isServiceAccount || snap.secondFactor.has(user.id)) return false;
+  // a user without a password (LDAP, OAuth) cannot enrol: never asked to
+  if (user.isServiceAccount || user.passwordHash === null || snap.secondFactor.has(user.id)) return false;
   if (user.isServerAdmin) return true;
   for (const role of snap.memberships.get(user.id)?.values() ?? []) if (role === "Admin") return true;
   return false;
@@ -54,12 +55,16 @@ export interface SecondFactor {
   status(user: UserRecord): Promise<SecondFactorStatus>;
   /** a new secret, pending until confirm(); refused while a second factor is enabled */
   enrol(user: UserRecord): Promise<{ secret: string; otpauthUrl: string }>;
-  /** the pending secret's first code enables it; answers the recovery codes (shown once) */
-  confirm(user: UserRecord, code: string): Promise<string[]>;
+  /**
+   * the pending secret's first code enables it; answers the recovery codes
+   * (shown once); the user's other sessions end (`keepSession`: the one that
+   * confirmed)
+   */
+  confirm(user: UserRecord, code: string, keepSession?: string): Promise<string[]>;
   /** a TOTP code or an unused recovery code of an enabled second factor (throttled; a lock-out throws) */
   verify(user: UserRecord, code: string): Promise<boolean>;
-  /** removes the user's second factor (its secret and recovery codes) */
-  remove(userId: number): Promise<void>;
+  /** removes the user's second factor (its secret and recovery codes) and ends their sessions but `keepSession` */
+  remove(userId: number, keepSession?: string): Promise<void>;
 }
 
 export interface SecondFactorOptions {
@@ -89,7 +94,25 @@ export function createSecondFactor(deps: IdentityDeps, o: SecondFactorOptions): 
   const secretOf = async (userId: number): Promise<string | undefined> => (await o.sealer.open(ownerOf(userId)))[FIELD];
 
   const row = async (userId: number) =>
-    (await deps.pg.query<{ enabled: boolean }>("select enabled from user_second_factor where user_id = $1", [userId])).rows[0];
+    (await deps.pg.query<{ enabled: boolean; created_at: Date }>("select enabled, created_at from user_second_factor where user_id = $1", [userId])).rows[0];
+
+  /** the user's sessions end but one (a second factor turned on, off or reset) */
+  const endSessions = (db: Pick<PGlite, "query"> | Transaction, userId: number, keepSession?: string) =>
+    db.query("delete from sessions where user_id = $1 and token_hash <> $2", [userId, keepSession ? sha256(keepSession) : ""]);
+
+  /**
+   * a code attempt counted before it is checked (and the count cleared when it
+   * is right): parallel guesses cannot all pass the lock check while the first
+   * ones wait on the database
+   */
+  const attempt = async <T>(userId: number, check: () => Promise<T | undefined>): Promise<T | undefined> => {
+    const key = lockKeyOf(userId);
+    if (o.throttle.isLocked(key)) throw lockedOut();
+    o.throttle.recordFailure(key);
+    const result = await check();
+    if (result !== undefined) o.throttle.reset(key);
+    return result;
+  };
 
   const newRecoveryCodes = () =>
     Array.from({ length: RECOVERY_CODE_COUNT }, () => {
@@ -135,60 +158,60 @@ export function createSecondFactor(deps: IdentityDeps, o: SecondFactorOptions): 
       const secret = new Secret({ size: 20 }).base32;
       const sealed = await o.sealer.seal(ownerOf(user.id), FIELD, secret);
       await deps.pg.transaction(async (tx) => {
-        await tx.query(
+        // never over an enabled factor, even when a confirm lands between the check above and this
+        const done = await tx.query(
           `insert into user_second_factor (user_id, enabled) values ($1, false)
-           on conflict (user_id) do update set enabled = false, last_counter = null, created_at = now(), enabled_at = null`,
+           on conflict (user_id) do update set enabled = false, last_counter = null, created_at = clock_timestamp(), enabled_at = null
+           where not user_second_factor.enabled`,
           [user.id],
         );
+        if (!done.affectedRows) throw conflict("two-factor authentication is already enabled: disable it first");
         await o.sealer.write(tx, ownerOf(user.id), [sealed]);
       });
       return { secret, otpauthUrl: totpOf(user, secret).toString() };
     },
 
-    async confirm(user, code) {
+    async confirm(user, code, keepSession) {
       const r = await row(user.id);
       if (!r) throw badRequest("no enrolment is pending: enrol first");
       if (r.enabled) throw conflict("two-factor authentication is already enabled");
-      if (o.throttle.isLocked(lockKeyOf(user.id))) throw lockedOut();
-      const secret = await secretOf(user.id);
-      const step = secret === undefined ? undefined : stepOf(user, secret, normalize(code));
+      const step = await attempt(user.id, async () => {
+        const secret = await secretOf(user.id);
+        return secret === undefined ? undefined : stepOf(user, secret, normalize(code));
+      });
       if (step === undefined) {
-        o.throttle.recordFailure(lockKeyOf(user.id));
         throw badRequest("Invalid two-factor code: check the authenticator app's clock", { messageId: "second-factor.invalid-code" });
       }
       const codes = newRecoveryCodes();
       await deps.pg.transaction(async (tx) => {
+        // the enrolment whose secret was read: a new enrol meanwhile made another secret, which the user never saw
         const done = await tx.query(
-          "update user_second_factor set enabled = true, enabled_at = now(), last_counter = $2 where user_id = $1 and not enabled",
-          [user.id, step],
+          "update user_second_factor set enabled = true, enabled_at = now(), last_counter = $2 where user_id = $1 and not enabled and created_at = $3",
+          [user.id, step, r.created_at],
         );
-        if (!done.affectedRows) throw conflict("two-factor authentication is already enabled");
+        if (!done.affectedRows) throw conflict("the enrolment changed meanwhile: enrol again");
         await tx.query("delete from user_recovery_codes where user_id = $1", [user.id]);
         for (const c of codes) await tx.query("insert into user_recovery_codes (user_id, code_hash) values ($1, $2)", [user.id, recoveryHash(user.id, c)]);
+        await endSessions(tx, user.id, keepSession);
       });
-      o.throttle.reset(lockKeyOf(user.id));
       changed(deps);
       return codes;
     },
 
     async verify(user, code) {
-      const key = lockKeyOf(user.id);
-      if (o.throttle.isLocked(key)) throw lockedOut();
       const text = normalize(code);
-      const ok = /^\d{6}$/.test(text) ? await verifyTotp(user, text) : text.length === 12 && (await useRecoveryCode(user, text));
-      if (!ok) {
-        o.throttle.recordFailure(key);
-        return false;
-      }
-      o.throttle.reset(key);
-      return true;
+      const ok = await attempt(user.id, async () =>
+        ((/^\d{6}$/.test(text) ? await verifyTotp(user, text) : text.length === 12 && (await useRecoveryCode(user, text))) ? true : undefined),
+      );
+      return ok === true;
     },
 
-    async remove(userId) {
+    async remove(userId, keepSession) {
       await deps.pg.transaction(async (tx) => {
         // the row's trigger removes the sealed secret
         await tx.query("delete from user_second_factor where user_id = $1", [userId]);
         await tx.query("delete from user_recovery_codes where user_id = $1", [userId]);
+        await endSessions(tx, userId, keepSession);
       });
       changed(deps);
     },

@@ -16,9 +16,11 @@ import { parseId } from "../../core/identity/orgs.ts";
 import type { PendingLogins, SecondFactor } from "../../core/identity/second-factor.ts";
 import type { SessionStore } from "../../core/identity/sessions.ts";
 import { requireUser } from "../../core/identity/users.ts";
+import { SESSION_COOKIE } from "../../core/identity/sessions.ts";
 import { PENDING_LOGIN_COOKIE, startSession } from "./session-cookie.ts";
 
 const Code = type({ code: "string" });
+const Enrol = type({ password: "string" });
 const Disable = type({ "password?": "string", "code?": "string" });
 
 export interface SecondFactorRouteDeps {
@@ -27,6 +29,11 @@ export interface SecondFactorRouteDeps {
   sessions: SessionStore;
   secureCookie: boolean;
 }
+
+/** the secret and the recovery codes are never kept by a cache */
+const NO_STORE = { "Cache-Control": "no-store" };
+/** the session a request came with: it stays when the others end */
+const currentSession = (c: Context) => (identityOf(c).method === "session" ? getCookie(c, SESSION_COOKIE) : undefined);
 
 const invalidCode = () => new ApiError(401, "Invalid two-factor code", { messageId: "second-factor.invalid-code" });
 
@@ -49,16 +56,20 @@ export function registerSecondFactor(r: Router, deps: IdentityDeps, o: SecondFac
 
   r.get("/api/user/2fa", enrolling, async (c) => c.json(await secondFactor.status(identityOf(c).user)));
 
+  // the current password too: a stolen session alone must not be able to put a factor on the account and lock its owner out
   r.post("/api/user/2fa/enrol", enrolling, async (c) => {
-    const { secret, otpauthUrl } = await secondFactor.enrol(identityOf(c).user);
-    return c.json({ secret, otpauthUrl, qrSvg: renderSVG(otpauthUrl, { border: 2 }) });
-  }, { responses: { 403: "two-factor authentication is turned off (security.totp_enabled)", 409: "already enabled" } });
+    const body = await parseBody(c, Enrol);
+    const user = identityOf(c).user;
+    if (!(await deps.auth.checkOwnPassword(user, body.password))) throw badRequest("Invalid password", { messageId: "second-factor.invalid-password" });
+    const { secret, otpauthUrl } = await secondFactor.enrol(user);
+    return c.json({ secret, otpauthUrl, qrSvg: renderSVG(otpauthUrl, { border: 2 }) }, 200, NO_STORE);
+  }, { body: Enrol, responses: { 400: "the password is wrong", 403: "two-factor authentication is turned off (security.totp_enabled)", 409: "already enabled" } });
 
   r.post("/api/user/2fa/confirm", enrolling, async (c) => {
     const body = await parseBody(c, Code);
-    const recoveryCodes = await secondFactor.confirm(identityOf(c).user, body.code);
-    return c.json({ message: "Two-factor authentication enabled", recoveryCodes });
-  }, { body: Code, responses: { 400: "no enrolment pending, or the code is wrong", 409: "already enabled" } });
+    const recoveryCodes = await secondFactor.confirm(identityOf(c).user, body.code, currentSession(c));
+    return c.json({ message: "Two-factor authentication enabled", recoveryCodes }, 200, NO_STORE);
+  }, { body: Code, responses: { 400: "no enrolment pending, or the code is wrong", 409: "already enabled, or the enrolment changed meanwhile" } });
 
   r.delete("/api/user/2fa", { signedIn: true, usersOnly: true }, async (c) => {
     const body = await parseBody(c, Disable);
@@ -70,7 +81,7 @@ export function registerSecondFactor(r: Router, deps: IdentityDeps, o: SecondFac
     } else {
       throw badRequest("the current password or a code is needed to turn two-factor authentication off");
     }
-    await secondFactor.remove(user.id);
+    await secondFactor.remove(user.id, currentSession(c));
     return c.json({ message: "Two-factor authentication disabled" });
   }, { body: Disable, responses: { 400: "the password or code is missing or wrong" } });
 
