@@ -68,6 +68,38 @@ function storeAuthKeys(store: "logs" | "metrics"): ConfigKey[] {
   ];
 }
 
+/** OpenID Connect / OAuth2 sign-in, the real product's [auth.generic_oauth] (docs/authentication.md) */
+function genericOAuthKeys(): ConfigKey[] {
+  const key = (name: string, flag: string, kind: ConfigKey["kind"], def: ConfigKey["default"], description: string, secret = false): ConfigKey =>
+    ({ path: `auth.generic_oauth.${name}`, flag: flag.startsWith("--") ? flag : `--oauth-${flag}`, kind, default: def, description, ...(secret ? { secret } : {}) });
+  return [
+    key("enabled", "--oauth", "boolean", false, "sign users in on the admin page with an OpenID Connect / OAuth2 provider (authorization code with PKCE)"),
+    key("name", "name <text>", "string", "OAuth", "the provider's name on the sign-in button (\"Sign in with <name>\")"),
+    key("client_id", "client-id <id>", "string", "", "the client id registered at the provider"),
+    key("client_secret", "client-secret <secret>", "string", "", "the client secret (never logged or shown); empty with client_secret_file, or for a public client", true),
+    key("client_secret_file", "client-secret-file <file>", "string", "", "a file holding the client secret (trailing white space dropped), instead of client_secret"),
+    key("scopes", "scopes <list>", "list", ["openid", "email", "profile"], "scopes asked for, comma- or space-separated"),
+    key("issuer", "issuer <url>", "string", "", "the provider's issuer URL: its endpoints are discovered from <issuer>/.well-known/openid-configuration"),
+    key("auth_url", "auth-url <url>", "string", "", "the authorization endpoint (overrides discovery; needed without issuer)"),
+    key("token_url", "token-url <url>", "string", "", "the token endpoint (overrides discovery; needed without issuer)"),
+    key("api_url", "api-url <url>", "string", "", "the userinfo endpoint (overrides discovery); its claims are added to the ID token's"),
+    key("use_pkce", "--no-oauth-use-pkce", "boolean", true, "send a PKCE code challenge (S256); --no-oauth-use-pkce for providers that refuse it"),
+    key("role_attribute_path", "role-attribute-path <jmespath>", "string", "",
+      "JMESPath over the ID token and userinfo claims giving the organization role: Admin, Editor, Viewer, None (or GrafanaAdmin with allow_assign_grafana_admin)"),
+    key("role_attribute_strict", "role-attribute-strict", "boolean", false, "refuse the sign-in when role_attribute_path gives no valid role (else: Viewer)"),
+    key("allow_assign_grafana_admin", "allow-assign-grafana-admin", "boolean", false, "let role_attribute_path give GrafanaAdmin: server admin and Admin of the main organization"),
+    key("groups_attribute_path", "groups-attribute-path <jmespath>", "string", "", "JMESPath over the claims giving the user's groups (team sync, allowed_groups), e.g. groups; empty: no groups"),
+    key("login_attribute_path", "login-attribute-path <jmespath>", "string", "", "JMESPath over the claims giving the login; empty: the login claim, else the email"),
+    key("allowed_domains", "allowed-domains <list>", "list", [], "email domains allowed to sign in (empty: any)"),
+    key("allowed_groups", "allowed-groups <list>", "list", [], "groups of which the user must be in one to sign in (empty: any)"),
+    key("allow_sign_up", "--no-oauth-allow-sign-up", "boolean", true, "create a user at the first OAuth sign-in; --no-oauth-allow-sign-up lets only known users in"),
+    key("auto_login", "auto-login", "boolean", false, "the sign-in page goes straight to the provider (a ?disableAutoLogin query shows the form)"),
+    key("signout_redirect_url", "signout-redirect-url <url>", "string", "", "where GET /logout sends the browser after ending the session (default: the provider's end_session_endpoint, if any)"),
+    key("tls_skip_verify_insecure", "tls-skip-verify-insecure", "boolean", false, "do not verify the provider's TLS certificate (testing only)"),
+    key("tls_client_ca", "tls-client-ca <file>", "string", "", "CA certificates (PEM file) the provider's certificate is verified against"),
+  ];
+}
+
 export const configKeys: readonly ConfigKey[] = [
   { path: "server.host", flag: "--host <host>", kind: "string", default: "127.0.0.1",
     description: "address every listener binds to" },
@@ -240,6 +272,9 @@ export const configKeys: readonly ConfigKey[] = [
     description: "create a user at the first LDAP sign-in; --no-ldap-allow-sign-up lets only users that exist already sign in with LDAP" },
   { path: "auth.ldap.skip_org_role_sync", flag: "--ldap-skip-org-role-sync", kind: "boolean", default: false,
     description: "leave organization memberships and roles of LDAP users alone at sign-in (set by hand) instead of following the group mappings" },
+  { path: "auth.oauth_allow_insecure_email_lookup", flag: "--oauth-allow-insecure-email-lookup", kind: "boolean", default: false,
+    description: "let an OAuth sign-in take over an existing user with the same email (the real product's [auth] key); off: a provider's user is linked by its subject only, and an email or login another user holds is refused" },
+  ...genericOAuthKeys(),
   { path: "storage.data_dir", flag: "--data-dir <dir>", kind: "string", default: "./outpost-data",
     description: "directory holding the database and lock file (one process per directory)" },
   { path: "storage.in_memory", flag: "--in-memory", kind: "boolean", default: false,

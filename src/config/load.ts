@@ -63,7 +63,24 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     throw new ConfigError([`logs.auth_proxy.htpasswd_file (${origin.get("logs.auth_proxy.htpasswd_file") ?? "default"}): the proxy needs an htpasswd file of its users`]);
   }
   checkStoreAuth(result, origin);
+  checkOAuth(result, origin);
   return result;
+}
+
+/** OpenID Connect sign-in (auth.generic_oauth): a client id and the provider's endpoints are needed */
+function checkOAuth(config: Config, origin: Map<string, string>) {
+  const o = config.auth.generic_oauth;
+  if (!o.enabled) return;
+  const from = (key: string) => origin.get(`auth.generic_oauth.${key}`) ?? "default";
+  const problems: string[] = [];
+  if (!o.client_id) problems.push(`auth.generic_oauth.client_id (${from("client_id")}): the client id registered at the provider is needed`);
+  if (!o.issuer && !(o.auth_url && o.token_url)) {
+    problems.push(`auth.generic_oauth.issuer (${from("issuer")}): set the provider's issuer (discovery), or auth_url and token_url`);
+  }
+  if (o.client_secret && o.client_secret_file) {
+    problems.push(`auth.generic_oauth.client_secret_file (${from("client_secret_file")}): set client_secret or client_secret_file, not both`);
+  }
+  if (problems.length) throw new ConfigError(problems);
 }
 
 /** the stores' access control (docs/security.md): combinations that could not work are refused */

@@ -21,6 +21,9 @@ const duration = type("string").pipe((s, ctx) => parseDuration(s) ?? ctx.error("
 
 const nonEmpty = type("string > 0").describe("a non-empty string");
 
+/** an http(s) URL, or empty (not set) */
+const httpUrlOrEmpty = type("string").narrow((s, ctx) => s === "" || /^https?:\/\/[^\s/]+/i.test(s) || ctx.mustBe("an http(s) URL, or empty"));
+
 /** a whole number of things, 0 or more (0 often turns a limit off) */
 const count = type("number.integer >= 0").describe("a whole number");
 
@@ -206,6 +209,34 @@ export const configSchema = type({
       config_file: "string",
       allow_sign_up: "boolean",
       skip_org_role_sync: "boolean",
+    },
+    /** the real product's [auth] oauth_allow_insecure_email_lookup */
+    oauth_allow_insecure_email_lookup: "boolean",
+    /** OpenID Connect / OAuth2 sign-in (the real product's [auth.generic_oauth]) */
+    generic_oauth: {
+      enabled: "boolean",
+      name: nonEmpty,
+      client_id: "string",
+      client_secret: "string",
+      client_secret_file: "string",
+      scopes: type("string[]").describe("a list of scopes"),
+      issuer: httpUrlOrEmpty,
+      auth_url: httpUrlOrEmpty,
+      token_url: httpUrlOrEmpty,
+      api_url: httpUrlOrEmpty,
+      use_pkce: "boolean",
+      role_attribute_path: "string",
+      role_attribute_strict: "boolean",
+      allow_assign_grafana_admin: "boolean",
+      groups_attribute_path: "string",
+      login_attribute_path: "string",
+      allowed_domains: type("string[]").describe("a list of email domains"),
+      allowed_groups: type("string[]").describe("a list of groups"),
+      allow_sign_up: "boolean",
+      auto_login: "boolean",
+      signout_redirect_url: httpUrlOrEmpty,
+      tls_skip_verify_insecure: "boolean",
+      tls_client_ca: "string",
     },
   },
   storage: {

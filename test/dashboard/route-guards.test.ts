@@ -10,7 +10,7 @@ import { openDatabase, type Database } from "../../src/db/open.ts";
 import { createLifecycle } from "../../src/lib/lifecycle.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 
-const PUBLIC = new Set(["GET /api/health", "POST /login", "POST /login/2fa", "GET /logout", "GET /swagger", "GET /", "GET /*"]);
+const PUBLIC = new Set(["GET /api/health", "POST /login", "POST /login/2fa", "GET /logout", "GET /login/generic_oauth", "GET /api/login/options", "GET /swagger", "GET /", "GET /*"]);
 
 describe("route guards", () => {
   let db: Database;

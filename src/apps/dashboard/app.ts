@@ -58,6 +58,8 @@ import { registerLdap } from "./legacy/identity/ldap.ts";
 import { createLdap } from "./core/identity/ldap.ts";
 import { loadLdapConfig } from "../../config/ldap.ts";
 import { registerSecondFactor } from "./legacy/identity/second-factor.ts";
+import { registerOAuth } from "./legacy/identity/oauth.ts";
+import { createOAuth, type OAuthService } from "./core/identity/oauth.ts";
 import { createPendingLogins, createSecondFactor } from "./core/identity/second-factor.ts";
 import { registerOrgs } from "./legacy/identity/orgs.ts";
 import { registerServiceAccounts } from "./legacy/identity/service-accounts.ts";
@@ -142,8 +144,11 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const preferences = createPreferenceStore(db.pg);
   registerHealth(r, deps);
   const pendingLogins = createPendingLogins(now);
+  // OpenID Connect sign-in (auth.generic_oauth): made once the secrets service runs (below)
+  let oauth: OAuthService | undefined;
   registerLogin(r, {
     auth, sessions, passwordLoginEnabled: config.server.edition !== "cloud", secureCookie: secureCookie(config), model: identity.model, pendingLogins,
+    signOutRedirect: async (token) => oauth?.signOutUrl(token, rootUrl()),
   });
   registerUser(r, identity, preferences);
   const store = createResourceStore(db.pg);
@@ -173,6 +178,13 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     requiredForAdmins: config.security.totp_required_for_admins,
   });
   registerSecondFactor(r, identity, { secondFactor, pendingLogins, sessions, secureCookie: secureCookie(config) });
+  const oauthSettings = config.auth.generic_oauth;
+  oauth = oauthSettings.enabled
+    ? createOAuth(identity, { ...oauthSettings, allowInsecureEmailLookup: config.auth.oauth_allow_insecure_email_lookup }, secrets, deps.logger)
+    : undefined;
+  registerOAuth(r, {
+    oauth, sessions, secureCookie: secureCookie(config), passwordLoginEnabled: config.server.edition !== "cloud", rootUrl: () => rootUrl(), logger: deps.logger,
+  });
   const dataSources: DataSourceDeps = {
     pg: db.pg,
     registry: dataSourceRegistry,

@@ -1,8 +1,10 @@
 // Sign in with a user name and password: POST /login sets the session cookie.
 // Wrong credentials and lock-out are shown with the server's own message. A user
 // with a second factor is then asked for a code: POST /login/2fa completes the
-// sign-in POST /login left pending.
-import { useState } from "preact/hooks";
+// sign-in POST /login left pending. With an OpenID Connect provider configured
+// (auth.generic_oauth) a "Sign in with <name>" button leads to it; a refused
+// OAuth sign-in comes back to /login?error=<message>, shown here.
+import { useEffect, useState } from "preact/hooks";
 import { Button, ErrorNote, TextField } from "../components/ui.tsx";
 import { api, ApiFailure, explainLockOut, LOCKED_OUT } from "../lib/api.ts";
 import { useAction } from "../lib/hooks.ts";
@@ -13,6 +15,18 @@ export function LoginPage(props: { notice?: string; onSignedIn: () => Promise<vo
   const [code, setCode] = useState("");
   // the password was right and a second factor's code is needed
   const [codeStep, setCodeStep] = useState(false);
+  const [options, setOptions] = useState<LoginOptions | undefined>(undefined);
+  // the OAuth callback's refusal (/login?error=...): the server's message, as text
+  const [oauthError] = useState(() => new URLSearchParams(location.search).get("error") ?? "");
+  useEffect(() => {
+    api<LoginOptions>("/api/login/options").then((o) => {
+      const provider = o.oauth?.generic_oauth;
+      // auto_login: straight to the provider, unless a refusal is shown or ?disableAutoLogin asks for the form
+      if (provider?.autoLogin && !oauthError && !new URLSearchParams(location.search).has("disableAutoLogin")) location.assign(provider.url);
+      setOptions(o);
+    }, () => setOptions(undefined));
+  }, []);
+  const provider = options?.oauth?.generic_oauth;
   const signIn = useAction(async () => {
     try {
       if (codeStep) await api("/login/2fa", { method: "POST", body: { code } });
@@ -45,6 +59,7 @@ export function LoginPage(props: { notice?: string; onSignedIn: () => Promise<vo
         <p class="muted">Dashboard API, log store and metrics store in one executable.</p>
         {props.notice && !signIn.error && <p class="alert info" role="status">{props.notice}</p>}
         <ErrorNote error={signIn.error} />
+        {oauthError && !signIn.error && <div class="alert error" role="alert"><strong>Sign-in refused.</strong> {oauthError}</div>}
         {codeStep ? (
           <>
             <p class="alert info" role="status">Two-factor authentication is on for {user}.</p>
@@ -66,6 +81,13 @@ export function LoginPage(props: { notice?: string; onSignedIn: () => Promise<vo
             <TextField label="User name or email" name="user" value={user} onInput={setUser} autoComplete="username" required autoFocus />
             <TextField label="Password" name="password" type="password" value={password} onInput={setPassword} autoComplete="current-password" required />
             <Button kind="primary" type="submit" pending={signIn.pending} class="block">Sign in</Button>
+            {provider && (
+              <>
+                <p class="muted login-or">or</p>
+                {/* target _top: a full navigation to the server (the page's router would keep it in the page) */}
+                <a class="btn block" href={provider.url} target="_top">Sign in with {provider.name}</a>
+              </>
+            )}
           </>
         )}
         <p class="hint">First start? The user is <code>admin</code> with the password <code>admin</code>; you will be asked to change it.</p>
@@ -81,6 +103,12 @@ export function Logo() {
       <path d="M6 23 13 11l5 8 3-5 5 9z" fill="#f5a623" />
     </svg>
   );
+}
+
+/** GET /api/login/options: what the sign-in page offers */
+interface LoginOptions {
+  passwordLogin: boolean;
+  oauth?: { generic_oauth?: { name: string; url: string; autoLogin: boolean } };
 }
 
 const SECOND_FACTOR_REQUIRED = "login.second-factor-required";

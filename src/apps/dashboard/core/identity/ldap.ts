@@ -16,6 +16,7 @@ import type { Logger } from "../../../../lib/logger.ts";
 import type { UserRecord } from "./access-model.ts";
 import type { ExternalLogin } from "./authenticate.ts";
 import type { OrgRole } from "./basic-roles.ts";
+import { keepCurrentOrg, setOrgRole } from "./external-users.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { findUser, pingServer, whereOf, type LdapUser } from "./ldap-client.ts";
 import { syncTeams, teamsForGroups } from "./team-sync.ts";
@@ -147,20 +148,9 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
         if (syncRoles && (mapped.orgRoles.size > 0 || !user)) {
           const orgIds = [...orgRoles.keys()];
           await tx.query("delete from org_members where user_id = $1 and not (org_id = any($2::int[]))", [userId, orgIds]);
-          for (const [orgId, role] of orgRoles) {
-            await tx.query(
-              `insert into org_members (org_id, user_id, role) values ($1, $2, $3)
-               on conflict (org_id, user_id) do update set role = excluded.role, updated_at = now() where org_members.role <> excluded.role`,
-              [orgId, userId, role],
-            );
-          }
+          for (const [orgId, role] of orgRoles) await setOrgRole(tx, orgId, userId, role);
         }
-        // the current organization stays one the user belongs to
-        await tx.query(
-          `update users set current_org_id = (select min(org_id) from org_members where user_id = $1)
-            where id = $1 and (current_org_id is null or current_org_id not in (select org_id from org_members where user_id = $1))`,
-          [userId],
-        );
+        await keepCurrentOrg(tx, userId);
         return userId;
       })
       .catch((err: unknown) => {

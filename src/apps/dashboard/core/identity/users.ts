@@ -163,9 +163,10 @@ export async function switchOrg(deps: IdentityDeps, user: UserRecord, orgId: num
   changed(deps);
 }
 
-/** the real product's label of an auth module, as lists of users show it ("ldap" -> ["LDAP"]; none for local users) */
+/** the real product's label of an auth module, as lists of users show it ("ldap" -> ["LDAP"], "oauth_generic_oauth" -> ["OAuth"]; none for local users) */
 export function authLabelsOf(authModule: string): string[] {
   if (!authModule) return [];
+  if (authModule.startsWith("oauth_")) return ["OAuth"];
   return [authModule === "ldap" ? "LDAP" : authModule.toUpperCase()];
 }
 

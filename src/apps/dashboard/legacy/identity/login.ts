@@ -1,5 +1,6 @@
 // Password sign-in for the admin page: POST /login sets an HttpOnly,
-// SameSite=Lax session cookie; GET /logout ends the session and clears it.
+// SameSite=Lax session cookie; GET /logout ends the session and clears it
+// (then sends the browser to the OAuth provider's sign-out, when there is one).
 // The cloud edition signs in with service account tokens only.
 import { type } from "../../../../lib/arktype.ts";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -23,6 +24,8 @@ export interface LoginDeps {
   model: AccessModel;
   /** sign-ins waiting for a second factor's code */
   pendingLogins: PendingLogins;
+  /** where GET /logout sends the browser once the session ended (the OAuth provider's sign-out), given the session's token */
+  signOutRedirect?: (sessionToken: string | undefined) => Promise<string | undefined>;
 }
 
 export function registerLogin(r: Router, deps: LoginDeps): void {
@@ -46,6 +49,7 @@ export function registerLogin(r: Router, deps: LoginDeps): void {
     const token = getCookie(c, SESSION_COOKIE);
     if (token) await deps.sessions.revoke(token);
     deleteCookie(c, SESSION_COOKIE, { path: "/", secure: deps.secureCookie });
-    return c.redirect("/", 302);
+    const away = await deps.signOutRedirect?.(token).catch(() => undefined);
+    return c.redirect(away ?? "/", 302);
   });
 }
