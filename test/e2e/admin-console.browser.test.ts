@@ -200,6 +200,8 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     const codeAt = (secret: string, timestamp: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp });
     await page.getByRole("link", { name: "Change password" }).click();
     await page.getByRole("heading", { name: "Two-factor authentication" }).waitFor();
+    // the current password first: a session alone cannot put a factor on the account
+    await page.getByLabel("Your password (to set up two-factor authentication)").fill("vera-secret");
     await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
     await page.getByRole("img", { name: "QR code to scan with an authenticator app" }).waitFor();
     const secret = (await page.getByTestId("totp-secret").textContent()) ?? "";

@@ -81,7 +81,7 @@ function Enrol(props: { onDone: () => void }) {
       <div>
         <p>Off. With it on, signing in on this page asks for a six-digit code from an authenticator app after the password, and HTTP basic authentication with your password is refused: scripts use service account tokens.</p>
         <ActionForm action={start} submitLabel="Set up two-factor authentication">
-          <TextField label="Current password" type="password" name="enrolPassword" value={password} onInput={setPassword} autoComplete="current-password" required />
+          <TextField label="Your password (to set up two-factor authentication)" type="password" name="enrolPassword" value={password} onInput={setPassword} autoComplete="current-password" required />
         </ActionForm>
       </div>
     );
