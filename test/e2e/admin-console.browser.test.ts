@@ -1,7 +1,9 @@
 // The admin page's other flows in Chromium, against an in-process enterprise
 // server: the lock-out message, users, teams and membership, a second
 // organization and the organization switcher, the licence (install, check,
-// remove), and what a Viewer sees (plain "permission denied", never a crash).
+// remove), and what a Viewer sees (plain "permission denied", never a crash);
+// the Authentication page with LDAP off, then against a real OpenLDAP (slapd)
+// with OpenID Connect configured.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +14,7 @@ import { generateLicenceKeyPair, issueLicenceToken, licenceClaims } from "../../
 import { accessibilityProblems, collectPolicyViolations, freePort, launchBrowser, shot } from "../helpers/browser.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { LDAP_TOOLS, ROOT_DN, ROOT_PW, SLAPD, SLAPD_SKIPPED, startSlapd, SUFFIX, type Slapd } from "../helpers/slapd.ts";
 
 /** a 1280×800 page that collects page errors and Content-Security-Policy violations (the policy must never bite: issue 16 #11) */
 async function watchedPage(browser: Browser) {
@@ -148,11 +151,20 @@ describe("admin page in Chromium (enterprise, in-process)", () => {
     await page.getByText("Licence removed.").waitFor();
   }, 60_000);
 
+  it("authentication: LDAP and OpenID Connect off say so, the second factor's settings are shown", async () => {
+    await page.getByRole("link", { name: "Authentication", exact: true }).click();
+    await page.getByRole("heading", { name: "Authentication", level: 1 }).waitFor();
+    await page.getByText("LDAP is not enabled on this server").waitFor();
+    const facts = page.getByLabel("Sign-in settings");
+    await eventually(() => facts.textContent(), (v) => expect(v).toMatch(/Password sign-in\s*enabled.*LDAP\s*not enabled.*OpenID Connect\s*not enabled.*Two-factor \(TOTP\)\s*enabled.*Required for administrators\s*not required/));
+    expect(await page.getByRole("button", { name: "Test connection" }).count()).toBe(0);
+  }, 60_000);
+
   it("every page and dialog passes axe-core's WCAG 2 AA checks (nothing serious or critical)", async () => {
     const problems: string[] = [];
     const check = async (where: string) => problems.push(...(await accessibilityProblems(page)).map((p) => `${where}: ${p}`));
     for (const [link, heading] of [
-      ["Overview", "Overview"], ["Metrics tenants", "Metrics tenants"], ["Log tenants", "Log tenants"], ["Access", "Access policies"], ["Service accounts", "Service accounts"],
+      ["Overview", "Overview"], ["Metrics tenants", "Metrics tenants"], ["Log tenants", "Log tenants"], ["Access", "Access policies"], ["Authentication", "Authentication"], ["Service accounts", "Service accounts"],
       ["Data sources", "Data sources"], ["Users and teams", "Users, teams and organizations"], ["Licence", "Licence"],
     ] as const) {
       await page.getByRole("link", { name: link, exact: true }).click();
@@ -354,6 +366,192 @@ describe("Access page and the stores in tokens mode, in Chromium (in-process)", 
     await page.getByRole("link", { name: "Metrics tenants" }).click();
     await page.getByRole("button", { name: "New tenant" }).waitFor();
     expect(await page.getByLabel("Admin API token").count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    expect(violations).toEqual([]);
+  }, 60_000);
+});
+
+const LDAP_AVAILABLE = SLAPD !== undefined && LDAP_TOOLS;
+
+describe.skipIf(!LDAP_AVAILABLE)(`Authentication page with OpenLDAP and OpenID Connect, in Chromium${LDAP_AVAILABLE ? "" : ` (${SLAPD_SKIPPED})`}`, () => {
+  const ADMIN = `Basic ${btoa("admin:admin")}`;
+  const OIDC_SECRET = "oidc-client-secret-never-shown";
+  const dir = LDAP_AVAILABLE ? mkdtempSync(join(tmpdir(), "outpost-console-ldap-")) : "";
+  const ldapToml = join(dir, "ldap.toml");
+  const people = `ou=people,${SUFFIX}`;
+  const groups = `ou=groups,${SUFFIX}`;
+  const person = (uid: string, given: string, sn: string) =>
+    `dn: uid=${uid},${people}\nobjectClass: inetOrgPerson\nuid: ${uid}\ncn: ${given} ${sn}\ngivenName: ${given}\nsn: ${sn}\nmail: ${uid}@example.org\nuserPassword: ${uid}-pw\n`;
+  const groupOf = (cn: string, ...uids: string[]) =>
+    `dn: cn=${cn},${groups}\nobjectClass: groupOfNames\ncn: ${cn}\n${[ROOT_DN, ...uids.map((u) => `uid=${u},${people}`)].map((m) => `member: ${m}`).join("\n")}\n`;
+  let deadPort = 0;
+  const toml = (role: string) => [deadPort, 0].map((port) => `
+[[servers]]
+host = "127.0.0.1"
+port = ${port || slapd!.ldapPort}
+bind_dn = "${ROOT_DN}"
+bind_password = "${ROOT_PW}"
+timeout = 2
+search_filter = "(uid=%s)"
+search_base_dns = ["${people}"]
+attributes = { name = "givenName", surname = "sn", username = "uid", member_of = "memberOf", email = "mail" }
+
+[[servers.group_mappings]]
+group_dn = "cn=admins,${groups}"
+org_role = "${role}"
+
+[[servers.group_mappings]]
+group_dn = "cn=editors,${groups}"
+org_role = "Editor"
+`).join("");
+  let slapd: Slapd | undefined;
+  let server: TestServer;
+  let browser: Browser;
+  let ui: Awaited<ReturnType<typeof watchedPage>>;
+  let base = "";
+  const dashboard = async (path: string, body?: unknown, authorization = ADMIN) => {
+    const res = await fetch(`${base}${path}`, { method: body ? "POST" : "GET", headers: { Authorization: authorization, "Content-Type": "application/json" }, body: body ? JSON.stringify(body) : null });
+    expect(res.status, `${path}: ${res.status}`).toBe(200);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+
+  beforeAll(async () => {
+    slapd = await startSlapd(dir);
+    await slapd.apply([
+      `dn: ${SUFFIX}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n`,
+      `dn: ${people}\nobjectClass: organizationalUnit\nou: people\n`,
+      `dn: ${groups}\nobjectClass: organizationalUnit\nou: groups\n`,
+      person("alice", "Alice", "Admin"),
+      person("bob", "Bob", "Builder"),
+      groupOf("admins", "alice"),
+      groupOf("editors", "bob"),
+      groupOf("ops", "alice"),
+    ].join("\n"));
+    // an unreachable server first (shown as such), then slapd
+    deadPort = await freePort();
+    writeFileSync(ldapToml, toml("Admin"));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = await startTestServer({
+      "server.edition": "enterprise",
+      "dashboard.http_port": port,
+      "dashboard.root_url": `${base}/`,
+      "logs.http_port": await freePort(),
+      "metrics.http_port": await freePort(),
+      "auth.ldap.enabled": true,
+      "auth.ldap.config_file": ldapToml,
+      "auth.ldap.skip_org_role_sync": true,
+      // discovery happens at the first OAuth sign-in, so the issuer need not answer here
+      "auth.generic_oauth.enabled": true,
+      "auth.generic_oauth.name": "Keycloak",
+      "auth.generic_oauth.issuer": "https://id.example.org/realms/outpost",
+      "auth.generic_oauth.client_id": "outpost-admin",
+      "auth.generic_oauth.client_secret": OIDC_SECRET,
+      "auth.generic_oauth.allowed_domains": ["example.org"],
+      "auth.generic_oauth.allowed_groups": ["outpost-users"],
+      "auth.generic_oauth.role_attribute_path": "contains(groups[*], 'admins') && 'Admin' || 'Viewer'",
+      "security.totp_enabled": false,
+    });
+    // team sync: the Ops team is linked to the ops group; alice's first LDAP sign-in (basic auth) makes her a member
+    const team = await dashboard("/api/teams", { name: "Ops" });
+    await dashboard(`/api/teams/${String(team.teamId)}/groups`, { groupId: `cn=ops,${groups}` });
+    await dashboard("/api/user", undefined, `Basic ${btoa("alice:alice-pw")}`);
+    browser = await launchBrowser();
+    ui = await watchedPage(browser);
+    const { page } = ui;
+    await page.goto(`${base}/authentication`);
+    await page.getByLabel("User name or email").fill("admin");
+    await page.getByLabel("Password").fill("admin");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Authentication", level: 1 }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await slapd?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows the providers' settings (never the client secret) and each LDAP server's reachability", async () => {
+    const { page } = ui;
+    const oidc = page.getByLabel("OpenID Connect settings");
+    await eventually(() => oidc.textContent(), (v) => {
+      for (const text of ["Keycloak", "https://id.example.org/realms/outpost", "outpost-admin", "openid email profile", "example.org", "outpost-users", "contains(groups[*], 'admins')"]) expect(v).toContain(text);
+      expect(v).toMatch(/Client secret\s*configured/);
+    });
+    expect(await page.content()).not.toContain(OIDC_SECRET);
+    const ldap = page.getByLabel("LDAP settings");
+    expect(await ldap.textContent()).toContain(ldapToml);
+    expect(await ldap.textContent()).toContain("set by hand (skip_org_role_sync)");
+    expect(await page.getByLabel("Sign-in settings").textContent()).toMatch(/Two-factor \(TOTP\)\s*turned off/);
+    const servers = page.getByRole("table", { name: "LDAP servers" });
+    const dead = servers.getByRole("row").filter({ hasText: String(deadPort) });
+    const live = servers.getByRole("row").filter({ hasText: String(slapd!.ldapPort) });
+    await eventually(() => live.textContent(), (v) => expect(v).toContain("reachable"));
+    expect(await dead.textContent()).toContain("unreachable");
+    expect((await dead.locator("td").last().textContent())?.length).toBeGreaterThan(1);
+    // "Test connection" asks the servers again
+    await page.getByRole("button", { name: "Test connection" }).click();
+    await eventually(() => live.textContent(), (v) => expect(v).toContain("reachable"));
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shot(page, "40-authentication");
+  }, 60_000);
+
+  it("tests a user's mapping: attributes, roles, teams, and syncs the local user", async () => {
+    const { page } = ui;
+    await page.getByLabel("LDAP user name").fill("alice");
+    await page.getByRole("button", { name: "Test user mapping" }).click();
+    const result = page.getByRole("region", { name: "LDAP mapping of alice" });
+    const attrs = result.getByLabel("LDAP attributes");
+    await eventually(() => attrs.textContent(), (v) => expect(v).toMatch(/Name\s*Alice \(givenName\)\s*Surname\s*Admin \(sn\)\s*Email\s*alice@example\.org \(mail\)\s*Login\s*alice \(uid\)/));
+    expect(await attrs.textContent()).toMatch(/Local user\s*alice\s*LDAP/);
+    const roles = result.getByRole("table", { name: "Organization roles from the group mappings" });
+    expect(await roles.textContent()).toMatch(/Main Org\.\s*Admin\s*cn=admins/);
+    expect(await result.getByRole("table", { name: "Teams team sync would join" }).textContent()).toMatch(/Ops\s*Main Org\.\s*cn=ops/);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shot(page, "41-ldap-user-mapping");
+    await result.getByRole("button", { name: "Sync user" }).click();
+    await result.getByText("User synced successfully").waitFor();
+
+    // in the directory, never signed in: nothing to sync yet
+    await page.getByLabel("LDAP user name").fill("bob");
+    await page.getByRole("button", { name: "Test user mapping" }).click();
+    const bob = page.getByRole("region", { name: "LDAP mapping of bob" });
+    await eventually(() => bob.getByLabel("LDAP attributes").textContent(), (v) => expect(v).toContain("none yet"));
+    expect(await bob.getByRole("table", { name: "Organization roles from the group mappings" }).textContent()).toContain("Editor");
+    expect(await bob.getByRole("button", { name: "Sync user" }).count()).toBe(0);
+
+    await page.getByLabel("LDAP user name").fill("nobody");
+    await page.getByRole("button", { name: "Test user mapping" }).click();
+    await page.getByRole("alert").filter({ hasText: "No user was found in the LDAP server(s) with that username" }).waitFor();
+  }, 60_000);
+
+  it("reloading an invalid file shows the field in error and keeps the configuration; a good file reloads", async () => {
+    const { page } = ui;
+    writeFileSync(ldapToml, toml("Boss"));
+    await page.getByRole("button", { name: "Reload configuration" }).click();
+    const failed = page.getByRole("alert").filter({ hasText: "Failed to reload LDAP config" });
+    await eventually(() => failed.textContent(), (v) => expect(v).toMatch(/org_role.*Boss/));
+    writeFileSync(ldapToml, toml("Admin"));
+    await page.getByRole("button", { name: "Reload configuration" }).click();
+    await page.getByText("LDAP config reloaded").waitFor();
+    expect(await failed.count()).toBe(0);
+  }, 60_000);
+
+  it("the team's member list marks who team sync added", async () => {
+    const { page, pageErrors, violations } = ui;
+    await page.getByRole("link", { name: "Users and teams" }).click();
+    await page.getByRole("tab", { name: "Teams" }).click();
+    await page.getByRole("button", { name: "Ops" }).click();
+    await page.getByLabel("User to add").selectOption({ label: "admin" });
+    await page.getByRole("button", { name: "Add member" }).click();
+    const members = page.getByRole("table", { name: "Members of Ops" });
+    await eventually(() => members.getByRole("row").count(), (v) => expect(v).toBe(3));
+    expect(await members.getByRole("row").filter({ hasText: "alice@example.org" }).textContent()).toContain("synced · LDAP");
+    expect(await members.getByRole("row").filter({ has: page.getByRole("cell", { name: "admin", exact: true }) }).textContent()).toContain("by hand");
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await shot(page, "42-team-sync-members");
     expect(pageErrors).toEqual([]);
     expect(violations).toEqual([]);
   }, 60_000);

@@ -8,6 +8,7 @@ import { api } from "../lib/api.ts";
 import { editionOf, useSession } from "../lib/session.ts";
 import { adminToken, forgetTopology } from "../lib/stores.ts";
 import { AccessPage } from "../pages/access.tsx";
+import { AuthenticationPage } from "../pages/authentication.tsx";
 import { DataSourcesPage } from "../pages/datasources.tsx";
 import { LicencePage } from "../pages/licence.tsx";
 import { Logo } from "../pages/login.tsx";
@@ -32,6 +33,8 @@ const NAV: NavItem[] = [
   { path: "/log-tenants", label: "Log tenants", show: (_, admin) => admin },
   // the stores' access policies and tokens reach every tenant: server administrators only
   { path: "/access", label: "Access", show: (_, admin) => admin },
+  // the sign-in providers' configuration and the LDAP debug API: server administrators only
+  { path: "/authentication", label: "Authentication", show: (_, admin) => admin },
   { path: "/service-accounts", label: "Service accounts" },
   { path: "/datasources", label: "Data sources" },
   { path: "/users", label: "Users and teams" },
@@ -88,6 +91,7 @@ export function Shell() {
             <Route path="/metrics-tenants" component={MetricsTenantsPage} />
             <Route path="/log-tenants" component={LogTenantsPage} />
             <Route path="/access" component={AccessPage} />
+            <Route path="/authentication" component={AuthenticationPage} />
             <Route path="/service-accounts" component={ServiceAccountsPage} />
             <Route path="/datasources" component={DataSourcesPage} />
             <Route path="/users" component={UsersPage} />

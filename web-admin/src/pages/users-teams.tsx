@@ -4,7 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { DataTable } from "../components/data-table.tsx";
 import { ActionForm, FormDialog } from "../components/form-dialog.tsx";
-import { Button, Confirm, Empty, ErrorNote, Loaded, Loading, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
+import { Badge, Button, Confirm, Empty, ErrorNote, Loaded, Loading, Pager, SearchBox, SelectField, TextField } from "../components/ui.tsx";
 import { api, query } from "../lib/api.ts";
 import { useAction, useLoad, usePageFallback } from "../lib/hooks.ts";
 import { useSession } from "../lib/session.ts";
@@ -30,6 +30,16 @@ interface TeamMember {
   login: string;
   email: string;
   name: string;
+  /** a membership team sync added: ["LDAP"] or ["OAuth"], auth_module "ldap" / "oauth_…" */
+  labels?: string[];
+  auth_module?: string;
+}
+
+/** the sync that added a member (removed again when the groups no longer match), or undefined for one added by hand */
+function syncedBy(m: TeamMember): string | undefined {
+  if (m.labels?.length) return m.labels.join(", ");
+  if (!m.auth_module) return undefined;
+  return m.auth_module === "ldap" ? "LDAP" : m.auth_module.startsWith("oauth") ? "OAuth" : m.auth_module.toUpperCase();
 }
 
 export function TeamsTab() {
@@ -139,12 +149,19 @@ function TeamDetail(props: { team: Team; onChanged: () => void; onDeleted: () =>
           list.length === 0 ? (
             <Empty>This team has no members yet.</Empty>
           ) : (
-            <DataTable caption={`Members of ${team.name}`} columns={["Login", "Name", "Email", ""]}>
+            <DataTable caption={`Members of ${team.name}`} columns={["Login", "Name", "Email", "Membership", ""]}>
               {list.map((m) => (
                 <tr key={m.userId}>
                   <td>{m.login}</td>
                   <td>{m.name || <span class="muted">–</span>}</td>
                   <td>{m.email}</td>
+                  <td>
+                    {syncedBy(m) ? (
+                      <span title={`Added by ${syncedBy(m)} team sync: removed again when the user's groups no longer match`}><Badge tone="ok">synced · {syncedBy(m)}</Badge></span>
+                    ) : (
+                      <span class="muted">by hand</span>
+                    )}
+                  </td>
                   <td class="row-actions">
                     <Button kind="danger" title={`Remove ${m.login} from ${team.name}`} onClick={() => setRemoving(m)}>Remove</Button>
                   </td>
