@@ -194,6 +194,28 @@ describe.skipIf(!AVAILABLE)(`LDAP sign-in against OpenLDAP${AVAILABLE ? "" : ` (
       expect((await t.api.post("/api/admin/ldap/reload", { auth: ADMIN })).status).toBe(200);
     });
 
+    it("review mends: an administrator's disable is not undone by a sign-in; an email as user name disables nobody; a directory entry with another account's mail takes nothing over", async () => {
+      later();
+      expect((await t.api.get("/api/user", { auth: basic("bob", "bob-pw") })).status).toBe(200);
+      const bob = await userOf("bob");
+      expect((await t.api.post(`/api/admin/users/${bob.id}/disable`, { auth: ADMIN })).status).toBe(200);
+      later();
+      expect((await t.api.get("/api/user", { auth: basic("bob", "bob-pw") })).status).toBe(401);
+      expect((await userOf("bob")).isDisabled).toBe(true);
+      expect((await t.api.post(`/api/admin/users/${bob.id}/enable`, { auth: ADMIN })).status).toBe(200);
+      later();
+      expect((await t.api.get("/api/user", { auth: basic("bob", "bob-pw") })).status).toBe(200);
+      // the email is no login: a search for it finds nobody, and disables nobody
+      later();
+      expect((await t.api.get("/api/user", { auth: basic("bob@example.org", "anything") })).status).toBe(401);
+      expect((await userOf("bob")).isDisabled).toBe(false);
+      // a new entry whose mail is bob's: refused, bob keeps his account
+      await slapd!.apply(`dn: ${dnOf("mallory")}\nchangetype: add\nobjectClass: inetOrgPerson\nuid: mallory\ncn: Mallory\nsn: M\nmail: bob@example.org\nuserPassword: mallory-pw\n\ndn: ${group("admins")}\nchangetype: modify\nadd: member\nmember: ${dnOf("mallory")}\n`, true);
+      later();
+      expect((await t.api.get("/api/user", { auth: basic("mallory", "mallory-pw") })).status).toBe(401);
+      expect((await userOf("bob")).login).toBe("bob");
+    });
+
     it("team sync: a team whose external group holds the user gains it (labelled LDAP), loses it when the group does; hand-added members stay", async () => {
       const team = await t.api.post("/api/teams", { auth: ADMIN, body: { name: "Ops" } });
       const id = team.body.teamId as number;

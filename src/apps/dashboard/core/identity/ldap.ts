@@ -96,7 +96,7 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
   /** the directory no longer has the user: disabled, sessions ended (the real product's sync does the same) */
   const disableRemoved = async (user: UserRecord) => {
     if (user.isDisabled) return;
-    await deps.pg.query("update users set is_disabled = true, updated_at = now() where id = $1", [user.id]);
+    await deps.pg.query("update users set is_disabled = true, disabled_by_directory = true, updated_at = now() where id = $1", [user.id]);
     await deps.pg.query("delete from sessions where user_id = $1", [user.id]);
     changed(deps);
     log.info("user not found in LDAP: disabled", { login: user.login });
@@ -107,8 +107,9 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
     const snap = await deps.model.snapshot();
     const login = found.login.trim();
     const email = (found.email || login).trim();
-    let user = existing ?? snap.byLogin.get(login.toLowerCase()) ?? snap.byLogin.get(email.toLowerCase());
-    if (user && (user.isServiceAccount || (user.authModule !== LDAP_AUTH_MODULE && user.passwordHash))) {
+    // found by its login only (never by email: a directory entry with another account's mail must not take it over)
+    let user = existing ?? exactLogin(snap, login);
+    if (user && (user.isServiceAccount || (user.authModule !== LDAP_AUTH_MODULE && (user.passwordHash || user.authModule)))) {
       log.warn("LDAP sign-in refused: a local user with this login or email exists", { login });
       return undefined;
     }
@@ -140,8 +141,10 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
         } else {
           userId = user.id;
           await tx.query(
-            `update users set login = $2, email = $3, name = $4, auth_module = $5, password_hash = null, is_disabled = false,
-                    is_server_admin = coalesce($6, is_server_admin), updated_at = now() where id = $1`,
+            // re-enabled only when the directory disabled it; an adopted account keeps no server admin flag of its own
+            `update users set login = $2, email = $3, name = $4, auth_module = $5, password_hash = null,
+                    is_disabled = case when disabled_by_directory then false else is_disabled end, disabled_by_directory = false,
+                    is_server_admin = coalesce($6, case when auth_module = 'ldap' then is_server_admin else false end), updated_at = now() where id = $1`,
             [userId, login, email, found.name || user.name, LDAP_AUTH_MODULE, mapped.serverAdmin ?? null],
           );
         }
@@ -166,10 +169,18 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
     return (await deps.model.snapshot()).users.get(id);
   };
 
+  /** the user whose login (not email) this is */
+  const exactLogin = (snap: Awaited<ReturnType<typeof deps.model.snapshot>>, login: string) => {
+    const u = snap.byLogin.get(login.toLowerCase());
+    return u && u.login.toLowerCase() === login.toLowerCase() ? u : undefined;
+  };
   const existingLdapUser = async (login: string) => {
-    const u = (await deps.model.snapshot()).byLogin.get(login.toLowerCase());
+    const u = exactLogin(await deps.model.snapshot(), login);
     return u && u.authModule === LDAP_AUTH_MODULE ? u : undefined;
   };
+  /** disabled by an administrator (not by the directory): a sign-in never undoes it */
+  const disabledByAdmin = async (user: UserRecord) =>
+    user.isDisabled && !(await deps.pg.query<{ d: boolean }>("select disabled_by_directory as d from users where id = $1", [user.id])).rows[0]?.d;
 
   return {
     module: LDAP_AUTH_MODULE,
@@ -189,7 +200,12 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
         log.info("LDAP sign-in refused: the user does not belong in any of the specified LDAP groups", { login: r.found.login });
         return undefined;
       }
-      return upsert(r.found, mapped, await existingLdapUser(login));
+      const existing = await existingLdapUser(login);
+      if (existing && (await disabledByAdmin(existing))) {
+        log.info("LDAP sign-in refused: the user was disabled by an administrator", { login });
+        return undefined;
+      }
+      return upsert(r.found, mapped, existing);
     },
 
     async status() {

@@ -94,7 +94,7 @@ export function userProfile(user: UserRecord) {
 
 /** POST /api/admin/users/:id/disable and /enable; a disabled user's sessions end (it can no longer sign in) */
 export async function setUserDisabled(deps: IdentityDeps, userId: number, disabled: boolean): Promise<void> {
-  const r = await deps.pg.query("update users set is_disabled = $2, updated_at = now() where id = $1 and not is_service_account", [userId, disabled]);
+  const r = await deps.pg.query("update users set is_disabled = $2, disabled_by_directory = false, updated_at = now() where id = $1 and not is_service_account", [userId, disabled]);
   if (!r.affectedRows) throw notFound("user not found");
   if (disabled) await deps.pg.query("delete from sessions where user_id = $1", [userId]);
   changed(deps);
