@@ -138,6 +138,12 @@ describe.skipIf(!AVAILABLE)(`LDAP sign-in against OpenLDAP${AVAILABLE ? "" : ` (
       expect(t.server.logs.some((l) => String(l.msg).includes("LDAP server unavailable") && String(l.server).includes(`127.0.0.1:${deadPort}`))).toBe(true);
     });
 
+    it("an unreachable server is not waited for again for 30 s: the next uncached sign-in skips it, and says so in the log", async () => {
+      later();
+      expect((await t.api.get("/api/user", { auth: basic("alice", "alice-pw") })).status).toBe(200);
+      expect(t.server.logs.some((l) => String(l.error ?? "").includes("did not answer in the last 30 s"))).toBe(true);
+    });
+
     it("POST /login: an Editor from the editors group (nested OU users too); the password is never stored", async () => {
       const r = await fetch(`${t.server.urls.dashboard}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ user: "bob", password: "bob-pw" }) });
       expect(r.status).toBe(200);

@@ -105,16 +105,35 @@ export type Verified = { user: LdapUser } | { wrongPassword: true } | { notFound
  * Throws LdapUnavailableError when the server cannot answer.
  */
 export async function findUser(server: LdapServerConfig, login: string, password?: string): Promise<Verified> {
-  // several hosts (host = "a b"): the next one when one cannot answer
+  // several hosts (host = "a b"): the next one when one cannot answer; hosts that just failed go last
   let last: unknown;
-  for (const host of server.hosts) {
+  const now = Date.now();
+  const hosts = [...server.hosts].sort((a, b) => Number(isDown(server, a, now)) - Number(isDown(server, b, now)));
+  for (const host of hosts) {
+    // a host that could not answer a moment ago is not waited for again (its timeout at every sign-in)
+    if (isDown(server, host, now)) {
+      last = new LdapUnavailableError(whereOf(server, host), new Error(`did not answer in the last ${DOWN_MS / 1000} s; tried again after that`));
+      continue;
+    }
     try {
-      return await findUserOn(server, host, login, password);
+      const found = await findUserOn(server, host, login, password);
+      down.delete(whereOf(server, host));
+      return found;
     } catch (err) {
+      if (err instanceof LdapUnavailableError) markDown(server, host);
       last = err;
     }
   }
   throw last;
+}
+
+/** hosts that could not answer, until when they are not tried again (by address; bounded) */
+const down = new Map<string, number>();
+const DOWN_MS = 30_000;
+const isDown = (server: LdapServerConfig, host: string, now: number) => (down.get(whereOf(server, host)) ?? 0) > now;
+function markDown(server: LdapServerConfig, host: string): void {
+  if (down.size > 1000) down.clear();
+  down.set(whereOf(server, host), Date.now() + DOWN_MS);
 }
 
 async function findUserOn(server: LdapServerConfig, host: string, login: string, password?: string): Promise<Verified> {
