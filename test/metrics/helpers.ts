@@ -28,7 +28,7 @@ export interface Reply {
   body: any;
 }
 
-async function reply(res: Response): Promise<Reply> {
+export async function reply(res: Response): Promise<Reply> {
   const text = await res.text();
   let body: unknown;
   try {

@@ -1,27 +1,14 @@
 // Clients of the stores' access control: the metrics store's admin API
 // (GEM's /admin/api/v3) and requests carrying a token as basic auth or Bearer.
+import { reply, type Reply } from "../metrics/helpers.ts";
+
 export const ADMIN_TOKEN = "outpost-admin-test-token-0123456789";
 
 export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 
-export interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-}
-
-export async function answer(res: Response): Promise<Answer> {
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, body };
-}
+/** a reply read as text and, when it is JSON, parsed (the metrics client's reader) */
+export type Answer = Reply;
+export const answer = reply;
 
 /** the metrics store's admin API, as `curl -u :$ADMIN_TOKEN` */
 export function adminApi(metricsUrl: string, token = ADMIN_TOKEN) {
