@@ -3,6 +3,8 @@
 // the environment lookup and docs/configuration.md are all generated from
 // this table, so the three can never disagree.
 
+import { DEFAULT_INDEX_LABEL_ATTRIBUTES } from "./otlp-logs.ts";
+
 export type ValueKind = "string" | "number" | "boolean" | "size" | "duration" | "list";
 
 export interface ConfigKey {
@@ -88,8 +90,16 @@ function genericOAuthKeys(): ConfigKey[] {
       "JMESPath over the ID token and userinfo claims giving the organization role: Admin, Editor, Viewer, None (or GrafanaAdmin with allow_assign_grafana_admin)"),
     key("role_attribute_strict", "role-attribute-strict", "boolean", false, "refuse the sign-in when role_attribute_path gives no valid role (else: Viewer)"),
     key("allow_assign_grafana_admin", "allow-assign-grafana-admin", "boolean", false, "let role_attribute_path give GrafanaAdmin: server admin and Admin of the main organization"),
+    key("skip_org_role_sync", "skip-org-role-sync", "boolean", false,
+      "leave a returning user's organizations, roles and server admin flag alone at sign-in (set by hand); a new user still gets them from the claims once (no server admin flag)"),
+    key("org_attribute_path", "org-attribute-path <jmespath>", "string", "", "JMESPath over the claims giving the user's external organizations (a list of names or ids), matched by org_mapping"),
+    key("org_mapping", "org-mapping <list>", "list", [],
+      "mapping entries ExternalOrg:OrgIdOrName:Role, comma- or space-separated (* as ExternalOrg: every user; * as OrgIdOrName: every organization; role optional, Viewer): set, the user's memberships follow it at each sign-in"),
     key("groups_attribute_path", "groups-attribute-path <jmespath>", "string", "", "JMESPath over the claims giving the user's groups (team sync, allowed_groups), e.g. groups; empty: no groups"),
-    key("login_attribute_path", "login-attribute-path <jmespath>", "string", "", "JMESPath over the claims giving the login; empty: the login claim, else the email"),
+    key("login_attribute_path", "login-attribute-path <jmespath>", "string", "", "JMESPath over the claims giving the login when there is no login claim; else the username claim, else the email"),
+    key("email_attribute_path", "email-attribute-path <jmespath>", "string", "", "JMESPath over the claims giving the email when there is no email claim"),
+    key("email_attribute_name", "email-attribute-name <name>", "string", "email:primary", "the key of the attributes claim (else a claim of that name) giving the email when neither the email claim nor email_attribute_path does"),
+    key("name_attribute_path", "name-attribute-path <jmespath>", "string", "", "JMESPath over the claims giving the display name; else the name claim, display_name, preferred_username, the login"),
     key("allowed_domains", "allowed-domains <list>", "list", [], "email domains allowed to sign in (empty: any)"),
     key("allowed_groups", "allowed-groups <list>", "list", [], "groups of which the user must be in one to sign in (empty: any)"),
     key("allow_sign_up", "--no-oauth-allow-sign-up", "boolean", true, "create a user at the first OAuth sign-in; --no-oauth-allow-sign-up lets only known users in"),
@@ -181,6 +191,9 @@ export const configKeys: readonly ConfigKey[] = [
     description: "most live tails (/svc/api/v1/tail) of one tenant open at once; more are answered 400" },
   { path: "logs.limits.retention_period", flag: "--logs-retention-period <duration>", kind: "duration", default: "0s",
     description: "how long log chunks are kept (0s: forever)" },
+  { path: "logs.otlp.default_resource_attributes_as_index_labels", flag: "--logs-otlp-default-resource-attributes-as-index-labels <list>", kind: "list",
+    default: [...DEFAULT_INDEX_LABEL_ATTRIBUTES],
+    description: "OTLP resource attributes that become stream labels (dots turned into underscores) unless a tenant's otlp_config ignores the defaults; the others become structured metadata" },
   { path: "logs.runtime_config_file", flag: "--logs-runtime-config-file <file>", kind: "string", default: "",
     description: "YAML file with per-tenant limit overrides (overrides: {<tenant>: {<limit>: value}}), re-read while running" },
   { path: "logs.runtime_config_reload_period", flag: "--logs-runtime-config-reload-period <duration>", kind: "duration", default: "10s",
@@ -272,6 +285,14 @@ export const configKeys: readonly ConfigKey[] = [
     description: "create a user at the first LDAP sign-in; --no-ldap-allow-sign-up lets only users that exist already sign in with LDAP" },
   { path: "auth.ldap.skip_org_role_sync", flag: "--ldap-skip-org-role-sync", kind: "boolean", default: false,
     description: "leave organization memberships and roles of LDAP users alone at sign-in (set by hand) instead of following the group mappings" },
+  { path: "auth.ldap.active_sync_enabled", flag: "--no-ldap-active-sync", kind: "boolean", default: true,
+    description: "re-check every LDAP user against the directory in the background at auth.ldap.sync_cron: a user no longer found (or in no mapped group) is disabled and its sessions end, roles and teams follow the groups (the real product's active sync); --no-ldap-active-sync turns it off" },
+  { path: "auth.ldap.sync_cron", flag: "--ldap-sync-cron <cron>", kind: "string", default: "0 1 * * *",
+    description: "when the active sync runs: a cron expression in the server's time zone (5 fields, or 6 with seconds first, or @hourly, @daily...); default at 1 am every day, as the real product" },
+  { path: "auth.ldap.max_concurrent_operations", flag: "--ldap-max-concurrent-operations <n>", kind: "number", default: 8,
+    description: "directory conversations (an uncached LDAP sign-in, a lookup, one user of a sync) at once; more wait in a queue" },
+  { path: "auth.ldap.max_queued_operations", flag: "--ldap-max-queued-operations <n>", kind: "number", default: 64,
+    description: "LDAP sign-ins that may wait for a free directory slot; beyond that a sign-in is answered 503 at once (local users and cached sign-ins are not affected)" },
   { path: "auth.oauth_allow_insecure_email_lookup", flag: "--oauth-allow-insecure-email-lookup", kind: "boolean", default: false,
     description: "let an OAuth sign-in take over an existing user with the same email (the real product's [auth] key); off: a provider's user is linked by its subject only, and an email or login another user holds is refused" },
   ...genericOAuthKeys(),

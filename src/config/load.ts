@@ -4,6 +4,7 @@
 // is secret) and what was expected.
 import { readFileSync } from "node:fs";
 import { type } from "../lib/arktype.ts";
+import * as jmespath from "jmespath";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import { configKeys, envNameOf, keyByPath, type ConfigKey } from "./keys.ts";
 import { configSchema, type Config } from "./schema.ts";
@@ -34,6 +35,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   for (const key of configKeys) setPath(merged, key.path, Array.isArray(key.default) ? [...key.default] : key.default);
   // list blocks of the file only (no flag or environment variable sets them)
   for (const block of LIST_BLOCKS) merged[block] = [];
+  // keys of the file only, with no flag or variable: a map the file may fill in
+  for (const path of MAP_KEYS) setPath(merged, path, {});
 
   if (sources.file !== undefined) {
     const fileTree = readConfigFile(sources.file);
@@ -80,7 +83,25 @@ function checkOAuth(config: Config, origin: Map<string, string>) {
   if (o.client_secret && o.client_secret_file) {
     problems.push(`auth.generic_oauth.client_secret_file (${from("client_secret_file")}): set client_secret or client_secret_file, not both`);
   }
+  // a JMESPath setting that does not parse would refuse every sign-in: refused at start instead
+  for (const key of ["role_attribute_path", "groups_attribute_path", "org_attribute_path", "login_attribute_path", "email_attribute_path", "name_attribute_path"] as const) {
+    const problem = jmesPathProblem(o[key]);
+    if (problem) problems.push(`auth.generic_oauth.${key} (${from(key)}): not a valid JMESPath expression: ${problem}`);
+  }
   if (problems.length) throw new ConfigError(problems);
+}
+
+/** why a JMESPath expression does not parse (the library's message), or undefined (also when empty) */
+function jmesPathProblem(expression: string): string | undefined {
+  if (!expression.trim()) return undefined;
+  // compile() is the library's parser (its types declare only search)
+  const { compile } = jmespath as unknown as { compile(expression: string): unknown };
+  try {
+    compile(expression);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 /** the stores' access control (docs/security.md): combinations that could not work are refused */
@@ -235,6 +256,8 @@ function fromText(key: ConfigKey, text: string): unknown {
 
 /** blocks of the file that hold a list rather than keys: datasources (provisioning) */
 const LIST_BLOCKS = ["datasources"] as const;
+/** the log store's otlp_config, a per-tenant limit of nested rules (docs/opentelemetry.md) */
+const MAP_KEYS = ["logs.limits.otlp_config"] as const;
 const PROVISIONING_FIELDS = [
   "name", "type", "uid", "orgId", "access", "url", "user", "database", "basicAuth", "basicAuthUser",
   "withCredentials", "isDefault", "jsonData", "secureJsonData", "version", "editable",

@@ -2,9 +2,11 @@
 // required here: defaults come from keys.ts, so a value missing from the
 // merged object is a programming error, and a key the schema does not know
 // is refused wherever it came from.
+import { Cron } from "croner";
 import { type } from "../lib/arktype.ts";
 import { normalizeOrigin } from "../lib/http/cors.ts";
 import { parseDuration, parseSize } from "../lib/units.ts";
+import { otlpConfigSchema } from "./otlp-logs.ts";
 
 const port = type("0 <= number.integer <= 65535").describe("an integer from 0 to 65535");
 
@@ -23,6 +25,16 @@ const nonEmpty = type("string > 0").describe("a non-empty string");
 
 /** an http(s) URL, or empty (not set) */
 const httpUrlOrEmpty = type("string").narrow((s, ctx) => s === "" || /^https?:\/\/[^\s/]+/i.test(s) || ctx.mustBe("an http(s) URL, or empty"));
+
+/** croner's reading of a cron expression: 5 fields (the real product's), 6 with seconds first, or a nickname (@daily) */
+function isCronExpression(text: string): boolean {
+  try {
+    new Cron(text, { paused: true }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** a whole number of things, 0 or more (0 often turns a limit off) */
 const count = type("number.integer >= 0").describe("a whole number");
@@ -125,6 +137,10 @@ export const configSchema = type({
       max_outstanding_per_tenant: count,
       max_concurrent_tail_requests: count,
       retention_period: duration,
+      otlp_config: otlpConfigSchema,
+    },
+    otlp: {
+      default_resource_attributes_as_index_labels: type("string[]").describe("a list of OTLP resource attribute names"),
     },
     querier: {
       max_concurrent: type("number.integer >= 1").describe("a positive whole number"),
@@ -209,6 +225,10 @@ export const configSchema = type({
       config_file: "string",
       allow_sign_up: "boolean",
       skip_org_role_sync: "boolean",
+      active_sync_enabled: "boolean",
+      sync_cron: type("string").narrow((s, ctx) => isCronExpression(s) || ctx.mustBe("a cron expression such as \"0 1 * * *\" (5 fields, or 6 with seconds first) or @hourly, @daily")),
+      max_concurrent_operations: type("1 <= number.integer <= 1000").describe("a whole number from 1 to 1000"),
+      max_queued_operations: count,
     },
     /** the real product's [auth] oauth_allow_insecure_email_lookup */
     oauth_allow_insecure_email_lookup: "boolean",
@@ -228,8 +248,14 @@ export const configSchema = type({
       role_attribute_path: "string",
       role_attribute_strict: "boolean",
       allow_assign_grafana_admin: "boolean",
+      skip_org_role_sync: "boolean",
+      org_attribute_path: "string",
+      org_mapping: type("string[]").describe("a list of <ExternalOrg>:<OrgIdOrName>:<Role> entries"),
       groups_attribute_path: "string",
       login_attribute_path: "string",
+      email_attribute_path: "string",
+      email_attribute_name: "string",
+      name_attribute_path: "string",
       allowed_domains: type("string[]").describe("a list of email domains"),
       allowed_groups: type("string[]").describe("a list of groups"),
       allow_sign_up: "boolean",

@@ -69,6 +69,18 @@ describe("configuration", () => {
     ]);
   });
 
+  it("the log store's otlp_config is read from the file, and a bad rule names its field (issue 24)", () => {
+    const good = file("otlp.yaml", "logs:\n  limits:\n    otlp_config:\n      log_attributes:\n        - action: drop\n          regex: 'debug\\..*'\n");
+    expect(loadConfig({ file: good }).logs.limits.otlp_config).toEqual({ log_attributes: [{ action: "drop", regex: "debug\\..*" }] });
+    expect(loadConfig({}).logs.limits.otlp_config).toEqual({});
+    const bad = file("otlp-bad.yaml", "logs:\n  limits:\n    otlp_config:\n      scope_attributes:\n        - action: index_label\n          attributes: [a]\n");
+    const problems = problemsOf(() => loadConfig({ file: bad }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^logs\.limits\.otlp_config\.scope_attributes\.0\.action .*must be one of structured_metadata, drop/);
+    const both = file("otlp-both.yaml", "logs:\n  limits:\n    otlp_config:\n      log_attributes:\n        - attributes: [a]\n          regex: b\n");
+    expect(problemsOf(() => loadConfig({ file: both }))[0]).toMatch(/either attributes or regex/);
+  });
+
   it("an unknown block is refused", () => {
     const path = file("unknown-block.yaml", "servers:\n  host: 0.0.0.0\n");
     expect(problemsOf(() => loadConfig({ file: path }))[0]).toBe(

@@ -1,10 +1,12 @@
 // The LDAP servers file (auth.ldap.config_file, the real product's ldap.toml):
 // defaults, $__env{} and $__file{} for the bind password, and an invalid file
-// refused at start with messages naming each field.
+// refused at start with messages naming each field; the active sync's cron
+// expression and the directory concurrency keys of the main configuration.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadLdapConfig, parseLdapConfig } from "../../src/config/ldap.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 import { startTestServer } from "../helpers/server.ts";
 
@@ -58,5 +60,14 @@ describe("ldap.toml", () => {
     const file = join(dir(), "ldap.toml");
     writeFileSync(file, MINIMAL.replace('"(uid=%s)"', '"(uid=x)"'));
     await expect(startTestServer({ "auth.ldap.enabled": true, "auth.ldap.config_file": file })).rejects.toThrow(/servers\[0\]\.search_filter/);
+  });
+  it("auth.ldap.sync_cron: the real product's 5 fields, 6 with seconds first, or a nickname; anything else is refused naming the key", () => {
+    for (const cron of ["0 1 * * *", "0 0 1 * * *", "@hourly", "*/15 * * * *"]) {
+      expect(loadConfig({ flags: { "auth.ldap.sync_cron": cron } }).auth.ldap.sync_cron).toBe(cron);
+    }
+    for (const cron of ["", "every hour", "61 * * * *", "@every 1h"]) {
+      expect(() => loadConfig({ flags: { "auth.ldap.sync_cron": cron } }), cron).toThrow(/auth\.ldap\.sync_cron.*must be a cron expression/);
+    }
+    expect(() => loadConfig({ flags: { "auth.ldap.max_concurrent_operations": 0 } })).toThrow(/auth\.ldap\.max_concurrent_operations/);
   });
 });

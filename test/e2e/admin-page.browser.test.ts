@@ -51,6 +51,13 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await logClient(server.urls.logs!).push("team-logs", [
       { stream: { job: "web", level: "info" }, values: [[nsAgo(30), "GET /index.html 200"], [nsAgo(20), "GET /missing 404"]] },
     ]);
+    // and one record over OpenTelemetry, counted apart on the page
+    const otlp = await fetch(`${server.urls.logs}/otlp/v1/logs`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Scope-OrgID": "team-logs" },
+      body: JSON.stringify({ resourceLogs: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "web" } }] }, scopeLogs: [{ logRecords: [{ timeUnixNano: nsAgo(10), body: { stringValue: "otel hello" } }] }] }] }),
+    });
+    expect(otlp.status).toBe(200);
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));
@@ -133,6 +140,7 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     await page.getByRole("link", { name: "Log tenants" }).click();
     const row = page.getByRole("row").filter({ hasText: "team-logs" });
     await eventually(() => row.count(), (v) => expect(v).toBe(1));
+    await eventually(() => row.textContent(), (v) => expect(v).toContain("1 line, 10 B"));
     await row.getByRole("button", { name: "Query logs of team-logs" }).click();
     const lines = page.getByRole("list", { name: "Log lines, newest first" });
     // the tenant list is polled and may re-render while the query is typed (one bun run in four here):

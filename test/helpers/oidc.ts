@@ -8,10 +8,13 @@ import { createServer, type Server } from "node:http";
 import Provider from "oidc-provider";
 
 export interface OidcAccount {
-  email: string;
-  name?: string;
-  groups?: string[];
-  /** any further claims (given in the ID token and userinfo) */
+  /** usually a string: the tests of hostile claims give other types */
+  email?: unknown;
+  name?: unknown;
+  groups?: unknown;
+  /** claims given only by the userinfo endpoint, not in the ID token */
+  userinfoOnly?: Record<string, unknown>;
+  /** any further claims (given in the ID token and userinfo; names beyond the standard ones are listed in startOidcProvider's extraClaims) */
   [claim: string]: unknown;
 }
 
@@ -27,8 +30,12 @@ export interface OidcClientSpec {
   post_logout_redirect_uris: string[];
 }
 
-/** starts the provider on the port; accounts by login (the devInteractions login is the account id) */
-export async function startOidcProvider(port: number, clients: OidcClientSpec[], accounts: Record<string, OidcAccount>): Promise<OidcProvider> {
+/**
+ * starts the provider on the port; accounts by login (the devInteractions login is the account id),
+ * read at each sign-in (a test may change an account's claims between sign-ins); extraClaims: the
+ * names of further claims released with the profile scope
+ */
+export async function startOidcProvider(port: number, clients: OidcClientSpec[], accounts: Record<string, OidcAccount>, extraClaims: string[] = []): Promise<OidcProvider> {
   const issuer = `http://127.0.0.1:${port}`;
   const provider = new Provider(issuer, {
     clients: clients.map((c) => ({ ...c, response_types: ["code"], grant_types: ["authorization_code"], token_endpoint_auth_method: "client_secret_post" })),
@@ -36,13 +43,15 @@ export async function startOidcProvider(port: number, clients: OidcClientSpec[],
     pkce: { required: (_ctx: unknown, client: { clientId: string }) => client.clientId !== "no-pkce" },
     ttl: { Interaction: 600, Grant: 3600, Session: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     cookies: { keys: ["outpost-test-cookie-key-0123456789"] },
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "groups", "login"] },
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "groups", "login", ...extraClaims] },
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     async findAccount(_ctx: unknown, id: string) {
       const account = accounts[id];
       if (!account) return undefined;
-      return { accountId: id, claims: async () => ({ sub: id, email_verified: true, ...account }) };
+      const { userinfoOnly, ...claims } = account;
+      // use: "id_token" or "userinfo"
+      return { accountId: id, claims: async (use: string) => ({ sub: id, email_verified: true, ...claims, ...(use === "userinfo" ? userinfoOnly : {}) }) };
     },
     // consent is granted without a prompt (the tests sign in, they do not authorize scopes)
     async loadExistingGrant(ctx: { oidc: { client: { clientId: string }; session: { accountId: string; grantIdFor(c: string): string | undefined }; result?: { consent?: { grantId?: string } }; provider: { Grant: { new (o: object): Grant; find(id: string): Promise<Grant> } } } }) {

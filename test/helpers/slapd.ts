@@ -1,7 +1,11 @@
 // A real OpenLDAP server (Debian's slapd) for a test file: its own config in a
 // temp dir (mdb backend, the memberof overlay), plain LDAP with StartTLS and
 // LDAPS on free ports of 127.0.0.1, certificates from `outpost certs`
-// (writeCerts), seeded with ldapadd. Undefined where slapd is not installed.
+// (writeCerts: a CA, the server's certificate and a client certificate),
+// seeded with ldapadd. With requireClientCert every TLS connection (LDAPS and
+// StartTLS) must present a client certificate of that CA (TLSVerifyClient
+// demand); plain LDAP (the seeding) is not affected. Undefined where slapd is
+// not installed.
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,6 +28,9 @@ export interface Slapd {
   ldapPort: number;
   ldapsPort: number;
   certDir: string;
+  /** a client certificate and key (PEM files) signed by the CA slapd trusts */
+  clientCert: string;
+  clientKey: string;
   /** ldapadd / ldapmodify with the root DN */
   apply(ldif: string, modify?: boolean): Promise<void>;
   /** ldapdelete of DNs */
@@ -32,9 +39,14 @@ export interface Slapd {
   log(): string;
 }
 
-export async function startSlapd(dir: string): Promise<Slapd> {
+export interface SlapdOptions {
+  /** TLSVerifyClient demand: a TLS client without a certificate of the CA is refused in the handshake */
+  requireClientCert?: boolean;
+}
+
+export async function startSlapd(dir: string, options: SlapdOptions = {}): Promise<Slapd> {
   const certDir = join(dir, "certs");
-  await writeCerts({ out: certDir, hosts: "127.0.0.1,localhost", clients: [], days: "2" });
+  await writeCerts({ out: certDir, hosts: "127.0.0.1,localhost", clients: [{ name: "ldap-client", ou: [], dns: [], uri: [] }], days: "2" });
   const db = join(dir, "db");
   mkdirSync(db, { recursive: true });
   const conf = join(dir, "slapd.conf");
@@ -50,6 +62,7 @@ export async function startSlapd(dir: string): Promise<Slapd> {
     `TLSCACertificateFile ${join(certDir, "ca.pem")}`,
     `TLSCertificateFile ${join(certDir, "server.pem")}`,
     `TLSCertificateKeyFile ${join(certDir, "server-key.pem")}`,
+    ...(options.requireClientCert ? ["TLSVerifyClient demand"] : []),
     "database mdb",
     "maxsize 10485760",
     `suffix "${SUFFIX}"`,
@@ -93,6 +106,8 @@ export async function startSlapd(dir: string): Promise<Slapd> {
     ldapPort,
     ldapsPort,
     certDir,
+    clientCert: join(certDir, "ldap-client.pem"),
+    clientKey: join(certDir, "ldap-client-key.pem"),
     async apply(text, modify = false) {
       await run(modify ? "ldapmodify" : "ldapadd", ["-x", "-H", url, "-D", ROOT_DN, "-w", ROOT_PW, "-f", ldif(text)]);
     },

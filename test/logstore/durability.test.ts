@@ -62,6 +62,28 @@ describe("log store durability", () => {
     expect([...got].sort()).toEqual([...sent].sort());
     expect(await second.stop("SIGTERM")).toBe(0);
   }, 120_000);
+
+  it("kill -9 right after OTLP records were answered 200: they are replayed with their metadata and exact times", async () => {
+    const first = await start();
+    const times = Array.from({ length: 30 }, (_, i) => String(BigInt(nsAgo(40 - i)) + 123n));
+    const body = {
+      resourceLogs: [{
+        resource: { attributes: [{ key: "service.name", value: { stringValue: "otlp-durable" } }] },
+        scopeLogs: [{ logRecords: times.map((t, i) => ({ timeUnixNano: t, body: { stringValue: `otlp ${i}` }, attributes: [{ key: "i", value: { intValue: String(i) } }] })) }],
+      }],
+    };
+    const res = await fetch(`${first.urls.logs}/otlp/v1/logs`, { method: "POST", headers: { "Content-Type": "application/json", "X-Scope-OrgID": "durable" }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    await first.stop("SIGKILL");
+
+    const second = await start();
+    const back = (await logClient(second.urls.logs!).get("/svc/api/v1/query_range", "durable", { query: '{service_name="otlp-durable"}', direction: "forward", limit: "100", start: nsAgo(3600), end: nsAgo(-60) }, { "X-Loki-Response-Encoding-Flags": "categorize-labels" })).body.data.result;
+    const values = back.flatMap((st: { values: Array<[string, string, { structuredMetadata?: Record<string, string> }]> }) => st.values);
+    expect(values.map((v: [string, string]) => v[0])).toEqual(times);
+    expect(values.map((v: [string, string]) => v[1])).toEqual(times.map((_, i) => `otlp ${i}`));
+    expect(values[7][2].structuredMetadata).toEqual({ i: "7" });
+    expect(await second.stop("SIGTERM")).toBe(0);
+  }, 120_000);
 });
 
 describe("log store retention", () => {

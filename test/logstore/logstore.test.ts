@@ -184,4 +184,12 @@ describe("log store: rate limit and stream limit", () => {
     expect(r.text).toContain("Maximum active stream limit exceeded when trying to create stream {s=\"3\"}");
     expect((await logs().push("streams", [{ stream: { s: "1" }, values: [[nsAgo(0.5), "d"]] }])).status).toBe(204);
   });
+
+  it("new streams of one push count against the limit together (three new streams under a limit of two: the third refused)", async () => {
+    const r = await logs().push("together", [1, 2, 3].map((n) => ({ stream: { s: String(n) }, values: [[nsAgo(1), "x"]] as [string, string][] })));
+    expect(r.status).toBe(429);
+    expect(r.text).toContain("Maximum active stream limit exceeded when trying to create stream {s=\"3\"}");
+    const stored = await logs().get("/svc/api/v1/series", "together", { match: '{s=~".+"}' });
+    expect(stored.body.data).toHaveLength(2);
+  });
 });

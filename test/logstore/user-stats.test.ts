@@ -27,14 +27,22 @@ describe("log store: all_user_stats", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toContain("application/json");
     expect(r.body).toEqual([
-      { userID: "t1", numStreams: 2, ingestionRate: 0, linesRate: 0, bytesReceived: 20, linesReceived: 3, lastEntry: "2030-01-02T03:04:04.00012345Z" },
-      { userID: "t2", numStreams: 1, ingestionRate: 0, linesRate: 0, bytesReceived: 30, linesReceived: 1, lastEntry: "2030-01-02T03:04:00Z" },
+      { userID: "t1", numStreams: 2, ingestionRate: 0, linesRate: 0, bytesReceived: 20, linesReceived: 3, lastEntry: "2030-01-02T03:04:04.00012345Z", otlpLinesReceived: 0, otlpBytesReceived: 0 },
+      { userID: "t2", numStreams: 1, ingestionRate: 0, linesRate: 0, bytesReceived: 30, linesReceived: 1, lastEntry: "2030-01-02T03:04:00Z", otlpLinesReceived: 0, otlpBytesReceived: 0 },
     ]);
 
     clock.advance(15_000);
     r = await logs().get("/distributor/all_user_stats", undefined);
     expect(r.body[0]).toMatchObject({ userID: "t1", ingestionRate: 20 / 15, linesRate: 3 / 15 });
     expect(r.body[1]).toMatchObject({ userID: "t2", ingestionRate: 2, linesRate: 1 / 15 });
+  });
+
+  it("records that came over OTLP are counted apart as well (lines and bytes of lines)", async () => {
+    const body = { resourceLogs: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "o" } }] }, scopeLogs: [{ logRecords: [{ timeUnixNano: nsAt(clock.now() - 1000), body: { stringValue: "otlp line" } }, { timeUnixNano: nsAt(clock.now() + 3_600_000), body: { stringValue: "refused" } }] }] }] };
+    const res = await fetch(`${t.server.urls.logs}/otlp/v1/logs`, { method: "POST", headers: { "Content-Type": "application/json", "X-Scope-OrgID": "t3" }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    const stats = (await logs().get("/distributor/all_user_stats", undefined)).body.find((s: { userID: string }) => s.userID === "t3");
+    expect(stats).toMatchObject({ linesReceived: 1, bytesReceived: 9, otlpLinesReceived: 1, otlpBytesReceived: 9 });
   });
 
   it("refused entries are not counted", async () => {
@@ -63,7 +71,7 @@ describe("log store: all_user_stats after a restart", () => {
     try {
       const r = await logClient(second.urls.logs!).get("/distributor/all_user_stats", undefined);
       expect(r.body).toEqual([
-        { userID: "kept", numStreams: 1, ingestionRate: 0, linesRate: 0, bytesReceived: 14, linesReceived: 1, lastEntry: new Date(now - 1000).toISOString().replace(/\.?0+Z$/, "Z") },
+        { userID: "kept", numStreams: 1, ingestionRate: 0, linesRate: 0, bytesReceived: 14, linesReceived: 1, lastEntry: new Date(now - 1000).toISOString().replace(/\.?0+Z$/, "Z"), otlpLinesReceived: 0, otlpBytesReceived: 0 },
       ]);
     } finally {
       await second.stop();

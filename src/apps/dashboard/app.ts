@@ -56,6 +56,7 @@ import { registerHealth } from "./legacy/admin/health.ts";
 import { registerLogin } from "./legacy/identity/login.ts";
 import { registerLdap } from "./legacy/identity/ldap.ts";
 import { createLdap } from "./core/identity/ldap.ts";
+import { scheduleLdapSync } from "./core/identity/ldap-sync.ts";
 import { loadLdapConfig } from "../../config/ldap.ts";
 import { registerSecondFactor } from "./legacy/identity/second-factor.ts";
 import { registerOAuth } from "./legacy/identity/oauth.ts";
@@ -116,7 +117,12 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   // LDAP sign-in (auth.ldap): an invalid ldap.toml stops the start, naming the field
   const ldapSettings = config.auth.ldap;
   const ldap = ldapSettings.enabled
-    ? createLdap(identity, loadLdapConfig(ldapSettings.config_file), { allowSignUp: ldapSettings.allow_sign_up, skipOrgRoleSync: ldapSettings.skip_org_role_sync }, deps.logger)
+    ? createLdap(identity, loadLdapConfig(ldapSettings.config_file), {
+      allowSignUp: ldapSettings.allow_sign_up,
+      skipOrgRoleSync: ldapSettings.skip_org_role_sync,
+      maxConcurrent: ldapSettings.max_concurrent_operations,
+      maxQueued: ldapSettings.max_queued_operations,
+    }, deps.logger)
     : undefined;
   auth.setExternalLogin(ldap);
 
@@ -276,11 +282,17 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const access = deps.access ?? (await openStoreAccess({ pg: db.pg, cluster: config.metrics.cluster_name, now }));
   registerAccessPolicies(r, { access, now });
   registerAdminPage(r, deps);
+  // the LDAP active sync: users re-checked in the background (never on a request); started last, so a
+  // failed start leaves no timer behind, and stopped before the database closes
+  const ldapSync = ldap && ldapSettings.active_sync_enabled ? scheduleLdapSync(ldap, ldapSettings.sync_cron, deps.logger) : undefined;
   return {
     app,
     routes: r.entries,
     identity,
-    close: running.close,
+    close: async () => {
+      await ldapSync?.stop();
+      await running.close();
+    },
   };
 }
 

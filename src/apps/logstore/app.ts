@@ -20,6 +20,7 @@ import { createLogStoreMetrics } from "./core/metrics.ts";
 import { startRetention } from "./core/retention.ts";
 import { openLogStore } from "./core/store.ts";
 import { createLogUserStats } from "./core/user-stats.ts";
+import { registerOtlpLogs } from "./routes/otlp.ts";
 import { registerPush } from "./routes/push.ts";
 import { registerQueries } from "./routes/query.ts";
 import { createQueryRunner } from "./routes/query-runner.ts";
@@ -111,7 +112,15 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   registerStatus(app, config, metrics, auth);
   // live tails hear of every accepted push (core/tail-hub.ts)
   const tails = createTailHub();
-  registerPush(app, { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now, tails }, auth, config.server.max_recv_msg_size, deps.decoder);
+  const ingestDeps = { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now, tails };
+  registerPush(app, ingestDeps, auth, config.server.max_recv_msg_size, deps.decoder);
+  registerOtlpLogs(
+    app,
+    { ...ingestDeps, defaultIndexLabels: config.logs.otlp.default_resource_attributes_as_index_labels, otlpReceived: userStats.otlpReceived },
+    auth,
+    config.server.max_recv_msg_size,
+    deps.decoder,
+  );
   // one query queue for the read routes and the tails' history
   const queries = createQueryRunner({ store, limits: limits.of, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent });
   registerQueries(app, { store, limits: limits.of, auth, now, runner: deps.runner, queries });

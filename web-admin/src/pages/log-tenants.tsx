@@ -24,10 +24,13 @@ export interface LogTenantStats {
   bytesReceived: number;
   linesReceived: number;
   lastEntry: string | null;
+  /** lines and bytes that came over OTLP (/otlp/v1/logs) since the store started */
+  otlpLinesReceived?: number;
+  otlpBytesReceived?: number;
 }
 
 const num = (label: string): Column => ({ label, class: "num" });
-const COLUMNS = ["Tenant", num("Streams"), num("Lines"), num("Volume"), num("Ingestion"), "Last entry", "Access policies", ""];
+const COLUMNS = ["Tenant", num("Streams"), num("Lines"), num("Volume"), num("Ingestion"), num("Over OTLP"), "Last entry", "Access policies", ""];
 
 const allUserStats = (store: Listener) => storeRequest<LogTenantStats[]>(store, "/distributor/all_user_stats");
 
@@ -78,7 +81,7 @@ function Tenants({ store, onTokenRejected }: { store: Listener; onTokenRejected:
         {(list) =>
           list.length === 0 ? (
             <Empty>
-              No logs yet. Push to <code>{store.url}/svc/api/v1/push</code>{" "}
+              No logs yet. Push to <code>{store.url}/svc/api/v1/push</code> (or send OpenTelemetry logs to <code>{store.url}/otlp/v1/logs</code>){" "}
               {store.tokens ? <>with basic auth (the tenant as user name, an access policy token as password)</> : <>with an <code>X-Scope-OrgID</code> header</>}{" "}
               and the tenant appears here.
             </Empty>
@@ -91,6 +94,9 @@ function Tenants({ store, onTokenRejected }: { store: Listener; onTokenRejected:
                   <td class="num">{fmt.number(s.linesReceived)}</td>
                   <td class="num">{fmt.bytes(s.bytesReceived)}</td>
                   <td class="num">{fmt.bytes(s.ingestionRate)}/s</td>
+                  <td class="num" title="lines and bytes received on /otlp/v1/logs since the log store started">
+                    {fmt.number(s.otlpLinesReceived ?? 0)} {s.otlpLinesReceived === 1 ? "line" : "lines"}, {fmt.bytes(s.otlpBytesReceived ?? 0)}
+                  </td>
                   <td title={s.lastEntry ?? ""}>{fmt.ago(s.lastEntry)}</td>
                   <td><TenantPolicies policies={policies} tenant={s.userID} /></td>
                   <td class="row-actions">

@@ -28,6 +28,10 @@ export interface IngestResult {
   /** 204 when everything was stored; otherwise the grouped errors */
   status: 204 | 400 | 429;
   message?: string;
+  /** entries refused (every entry when nothing was stored) */
+  refused?: number;
+  /** what was stored: entries and their bytes (lines and metadata), as the received counters count them */
+  stored?: { lines: number; bytes: number };
 }
 
 
@@ -60,8 +64,10 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   const newestAllowed = BigInt(nowMs + CREATION_GRACE_MS) * 1_000_000n;
   const newest = newestAllowed < INT64_MAX ? newestAllowed : INT64_MAX;
   const errors: string[] = [];
+  let refused = 0;
   const drop = (reason: string, message: string, lines: number, bytes: number) => {
     errors.push(message);
+    refused += lines;
     deps.counters.discarded(tenant, reason, lines, bytes);
   };
   const accepted: Array<{ labels: Record<string, string>; text: string; entries: Entry[]; packed: PushStream["packed"] }> = [];
@@ -96,13 +102,14 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
     // every entry accepted: the decoder's packed batch is stored as it is (head.ts)
     if (entries.length) accepted.push({ labels: s.labels, text, entries, packed: entries.length === s.entries.length ? s.packed : undefined });
   }
-  if (!accepted.length) return { status: 400, message: groupErrors(errors.length ? errors : ["error at least one valid stream is required for ingestion"]) };
+  if (!accepted.length) return { status: 400, message: groupErrors(errors.length ? errors : ["error at least one valid stream is required for ingestion"]), refused };
 
   const rate = limits.ingestion_rate_mb * MiB;
   if (!deps.buckets.allow(tenant, bytes, rate, limits.ingestion_burst_size_mb * MiB)) {
     deps.counters.discarded(tenant, "rate_limited", lines, bytes);
     return {
       status: 429,
+      refused: refused + lines,
       message: `Ingestion rate limit exceeded for user ${tenant} (limit: ${Math.trunc(rate)} bytes/sec) while attempting to ingest '${lines}' lines totaling '${bytes}' bytes, reduce log volume or contact your svc administrator to see if the limit can be increased`,
     };
   }
@@ -111,10 +118,13 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   const batch: Array<{ stream: Stream; entries: Entry[]; packed: PushStream["packed"] }> = [];
   let streamLimited = false;
   let limitedBytes = 0;
+  // the tenant's active streams, counted once per push; the streams this push creates count too
+  let active = -1;
   for (const a of accepted) {
     let stream = deps.store.find(tenant, a.labels);
     if (!stream) {
-      if (limits.max_streams_per_user > 0 && activeStreams(deps.store.streams(tenant), nowMs) >= limits.max_streams_per_user) {
+      if (limits.max_streams_per_user > 0 && active < 0) active = activeStreams(deps.store.streams(tenant), nowMs);
+      if (limits.max_streams_per_user > 0 && active >= limits.max_streams_per_user) {
         streamLimited = true;
         lines -= a.entries.length;
         const refused = a.entries.reduce((n, e) => n + entrySize(e.line, e.metadata), 0);
@@ -123,6 +133,7 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
         continue;
       }
       stream = await deps.store.stream(tenant, a.labels);
+      if (active >= 0) active++;
     }
     batch.push({ stream, entries: a.entries, packed: a.packed });
   }
@@ -132,8 +143,9 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
     deps.tails?.publish(tenant, batch);
     deps.counters.received(tenant, lines, bytes - limitedBytes);
   }
-  if (!errors.length) return { status: 204 };
-  return { status: streamLimited ? 429 : 400, message: groupErrors(errors) };
+  const stored = batch.length ? { lines, bytes: bytes - limitedBytes } : { lines: 0, bytes: 0 };
+  if (!errors.length) return { status: 204, stored };
+  return { status: streamLimited ? 429 : 400, message: groupErrors(errors), refused, stored };
 }
 
 /** streams written to in the last hour, or still holding unwritten entries */

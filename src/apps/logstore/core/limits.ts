@@ -11,6 +11,7 @@ import {
   sizeValue,
   type Converters,
 } from "../../../lib/runtime-overrides.ts";
+import { otlpConfigValue } from "../../../config/otlp-logs.ts";
 
 export type Limits = Config["logs"]["limits"];
 
@@ -23,6 +24,7 @@ const CONVERTERS: Converters<Limits> = {
   max_query_length: durationValue,
   query_timeout: durationValue,
   retention_period: durationValue,
+  otlp_config: otlpConfigValue,
 };
 
 export interface LimitsSource {

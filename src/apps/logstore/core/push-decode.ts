@@ -2,11 +2,10 @@
 // ({streams:[{stream, values:[[ns, line, metadata?]]}]}, optionally gzip or
 // deflate encoded) or the real product's protobuf PushRequest compressed with
 // block snappy. Both decode to the same streams, so every path stores alike.
-import { promisify } from "node:util";
-import { gunzip, gunzipSync, inflate, inflateSync } from "node:zlib";
 import protobuf from "protobufjs/light.js";
 import { chargedSize, countProtobufItems, type ItemShape, ITEM_COST, LEAF } from "../../../lib/decoded-budget.ts";
 import { ApiError } from "../../../lib/errors.ts";
+import { decodeContent, decodeContentSync } from "../../../lib/content-encoding.ts";
 import { SnappyError, snappyUncompress } from "../../../lib/snappy.ts";
 import { isWellFormed, toWellFormed } from "../../../lib/storable-text.ts";
 import { parseLabelSet } from "./labels.ts";
@@ -68,48 +67,7 @@ const root = protobuf.Root.fromJSON({
 const PushRequest = root.lookupType("logproto.PushRequest");
 
 export { PushRequest as PushRequestType };
-
-/**
- * The body as bytes, after Content-Encoding (snappy is left to the protobuf
- * reader). The decoded size is capped at `maxBytes` (max_recv_msg_size) while
- * inflating, so a small bomb never grows memory past the cap (issue 16 #5);
- * over it is the real store's 413.
- */
-export async function decodeContent(body: Uint8Array, encoding: string | undefined, maxBytes: number): Promise<Uint8Array> {
-  // the asynchronous forms inflate off the event loop on Bun and Node
-  return inflated(body, encoding, maxBytes, (e, b, o) => (e === "gzip" ? gunzipAsync(b, o) : inflateAsync(b, o)));
-}
-
-/** decodeContent on a thread that may block (a worker decoding a push) */
-export function decodeContentSync(body: Uint8Array, encoding: string | undefined, maxBytes: number): Uint8Array {
-  return inflated(body, encoding, maxBytes, (e, b, o) => (e === "gzip" ? gunzipSync(b, o) : inflateSync(b, o)));
-}
-
-type Inflate<R> = (encoding: "gzip" | "deflate", body: Uint8Array, options: { maxOutputLength: number }) => R;
-
-function inflated(body: Uint8Array, encoding: string | undefined, maxBytes: number, inflate: Inflate<Uint8Array>): Uint8Array;
-function inflated(body: Uint8Array, encoding: string | undefined, maxBytes: number, inflate: Inflate<Promise<Uint8Array>>): Promise<Uint8Array>;
-function inflated(body: Uint8Array, encoding: string | undefined, maxBytes: number, inflate: Inflate<Uint8Array | Promise<Uint8Array>>): Uint8Array | Promise<Uint8Array> {
-  const e = (encoding ?? "").trim().toLowerCase();
-  if (e === "" || e === "identity" || e === "snappy") return body;
-  if (e !== "gzip" && e !== "deflate") throw bad(`Content-Encoding "${encoding}" not supported`);
-  const failed = (err: unknown): never => {
-    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(maxBytes + 1, maxBytes);
-    throw bad(`cannot decode ${e} body: ${(err as Error).message}`);
-  };
-  try {
-    const out = inflate(e, body, { maxOutputLength: maxBytes });
-    return out instanceof Promise ? out.catch(failed) : out;
-  } catch (err) {
-    return failed(err);
-  }
-}
-
-const gunzipAsync = promisify(gunzip);
-const inflateAsync = promisify(inflate);
-
-/** the real store's ErrRequestBodyTooLarge, answered 413 */
-const tooLarge = (size: number, limit: number) => new ApiError(413, `request body too large: ${size} bytes, limit: ${limit} bytes`);
+export { decodeContent, decodeContentSync };
 
 /** the media type of a Content-Type value; none or an unparsable one is refused as the real product does */
 export function mediaTypeOf(contentType: string | undefined): string {
@@ -240,7 +198,8 @@ function decodeProtobuf(bytes: Uint8Array, maxBytes: number): PushStream[] {
   if (charged > maxBytes) throw overMax(charged, maxBytes);
   let message: { streams?: Array<{ labels?: string; entries?: Array<{ timestamp?: { seconds?: unknown; nanos?: number }; line?: string; structuredMetadata?: Array<{ name: string; value: string }> }> }> };
   try {
-    message = PushRequest.toObject(PushRequest.decode(raw), { longs: String }) as typeof message;
+    // seconds as a number: exact to 2^53 s, far past any timestamp the store takes (Long's decimal text divides, slowly)
+    message = PushRequest.toObject(PushRequest.decode(raw), { longs: Number }) as typeof message;
   } catch (err) {
     throw bad(`failed to parse protobuf push request: ${(err as Error).message}`);
   }
@@ -248,7 +207,7 @@ function decodeProtobuf(bytes: Uint8Array, maxBytes: number): PushStream[] {
     const text = s.labels ?? "";
     const labels = parseLabelSet(text);
     const entries = (s.entries ?? []).map((e) => {
-      const seconds = BigInt(String(e.timestamp?.seconds ?? "0"));
+      const seconds = BigInt(Math.trunc(Number(e.timestamp?.seconds ?? 0)));
       // invalid UTF-8 reads back as U+FFFD, as the real product's JSON answers show it
       const entry: PushEntry = { ts: seconds * 1_000_000_000n + BigInt(e.timestamp?.nanos ?? 0), line: toWellFormed(e.line ?? "") };
       if (e.structuredMetadata?.length) entry.metadata = wellFormedPairs(e.structuredMetadata.map((p) => [p.name, p.value]));

@@ -13,6 +13,7 @@ import type { TaskFn, TaskRunner } from "../../../lib/tasks.ts";
 import { memoryPacer } from "../../../platform/memory.ts";
 import { batchOf, type HeadBatch } from "./head.ts";
 import { decodePush, decodePushSync, type PushEntry, type PushStream } from "./push-decode.ts";
+import { decodeOtlpLogs, decodeOtlpLogsSync, type DecodeOtlpLogsInput, type OtlpLogs } from "./otlp-logs.ts";
 
 /** bodies from this size up are decoded on a worker (below it, the round trip costs more than the parse) */
 export const OFF_THREAD_BYTES = 64 * 1024;
@@ -30,9 +31,6 @@ export interface DecodePushInput {
   contentEncoding: string | undefined;
   maxBytes: number;
 }
-
-/** the streams, or the refusal the event loop answers with (status and message as decodePush throws them) */
-type Decoded = { streams: PackedStream[] } | { error: { status: number; message: string } };
 
 function pack(streams: PushStream[]): PackedStream[] {
   return streams.map((s) => ({ labels: s.labels, text: s.text, batch: batchOf(s.entries) }));
@@ -59,34 +57,63 @@ function unpack(packed: PackedStream[]): PushStream[] {
 /** a decoding worker's garbage (each body parsed) given back as on the event loop (routes/push.ts) */
 const release = memoryPacer(32 * 1024 * 1024, 250);
 
+/** a task's answer: what the decoder returned, or the refusal as it threw it */
+function settled<T extends object>(decode: () => T, transfer: (t: T) => ArrayBuffer[]): { result: T | { error: { status: number; message: string } }; transfer?: ArrayBuffer[] } {
+  let out: T;
+  try {
+    out = decode();
+  } catch (err) {
+    if (err instanceof ApiError) return { result: { error: { status: err.status, message: err.message } } };
+    throw err;
+  }
+  return { result: out, transfer: transfer(out) };
+}
+
+const buffersOf = (streams: PackedStream[]) => streams.flatMap((s) => [s.batch.ends.buffer, s.batch.sizes.buffer, s.batch.ts.buffer] as ArrayBuffer[]);
+
+type PackedOtlp = Omit<OtlpLogs, "streams"> & { streams: PackedStream[] };
+
 export const pushTasks: Record<string, TaskFn> = {
   decodePush(input: DecodePushInput) {
     release(input.body.length);
-    let streams: PackedStream[];
-    try {
-      streams = pack(decodePushSync(input.body, input.contentType, input.contentEncoding, input.maxBytes));
-    } catch (err) {
-      if (err instanceof ApiError) return { result: { error: { status: err.status, message: err.message } } satisfies Decoded };
-      throw err;
-    }
-    return { result: { streams } satisfies Decoded, transfer: streams.flatMap((s) => [s.batch.ends.buffer, s.batch.sizes.buffer, s.batch.ts.buffer] as ArrayBuffer[]) };
+    return settled(() => ({ streams: pack(decodePushSync(input.body, input.contentType, input.contentEncoding, input.maxBytes)) }), (d) => buffersOf(d.streams));
+  },
+  decodeOtlpLogs(input: DecodeOtlpLogsInput) {
+    release(input.body.length);
+    return settled((): PackedOtlp => {
+      const logs = decodeOtlpLogsSync(input);
+      return { ...logs, streams: pack(logs.streams) };
+    }, (d) => buffersOf(d.streams));
   },
 };
 
 /**
- * decodePush, on a worker of `decoder` when the body is large and the decoder
- * has workers; here otherwise, and when the worker fails (it ended: the body
- * was copied to it, so it is decoded here instead).
+ * `task` on a worker of `decoder` when the body is large and the decoder has workers; `here`
+ * otherwise, and when the worker fails (it ended: the body was copied to it, so it is decoded
+ * here instead). A refusal the worker answered is thrown as it was.
  */
-export async function decodePushOn(decoder: TaskRunner | undefined, input: DecodePushInput): Promise<PushStream[]> {
-  const here = () => decodePush(input.body, input.contentType, input.contentEncoding, input.maxBytes);
+async function decodeOn<T extends object, P extends object>(decoder: TaskRunner | undefined, task: string, input: { body: Uint8Array }, here: () => Promise<T>, unpacked: (p: P) => T): Promise<T> {
   if (!decoder || decoder.inline || input.body.length < OFF_THREAD_BYTES) return here();
-  let decoded: Decoded;
+  let decoded: P | { error: { status: number; message: string } };
   try {
-    decoded = await decoder.run<Decoded>("decodePush", input);
+    decoded = await decoder.run<P | { error: { status: number; message: string } }>(task, input);
   } catch {
     return here();
   }
   if ("error" in decoded) throw new ApiError(decoded.error.status, decoded.error.message);
-  return unpack(decoded.streams);
+  return unpacked(decoded);
+}
+
+/** decodePush, on a worker for large bodies (decodeOn) */
+export function decodePushOn(decoder: TaskRunner | undefined, input: DecodePushInput): Promise<PushStream[]> {
+  return decodeOn<PushStream[], { streams: PackedStream[] }>(
+    decoder, "decodePush", input,
+    () => decodePush(input.body, input.contentType, input.contentEncoding, input.maxBytes),
+    (d) => unpack(d.streams),
+  );
+}
+
+/** an OTLP logs body as streams, on a worker for large bodies (decodeOn) */
+export function decodeOtlpLogsOn(decoder: TaskRunner | undefined, input: DecodeOtlpLogsInput): Promise<OtlpLogs> {
+  return decodeOn<OtlpLogs, PackedOtlp>(decoder, "decodeOtlpLogs", input, () => decodeOtlpLogs(input), (d) => ({ ...d, streams: unpack(d.streams) }));
 }

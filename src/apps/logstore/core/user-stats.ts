@@ -23,17 +23,30 @@ export interface LogUserStats {
   linesReceived: number;
   /** RFC 3339 (nanoseconds, as Loki writes times) of the newest entry, or null */
   lastEntry: string | null;
+  /** lines stored from OTLP requests (/otlp/v1/logs) since the process started, and their bytes as the ingestion rate counts them (line and structured metadata) */
+  otlpLinesReceived: number;
+  otlpBytesReceived: number;
 }
 
 export interface LogUserStatsTracker {
   /** the push path's counters, also feeding the rates */
   counters(base: IngestCounters): IngestCounters;
+  /** what of it came over OTLP */
+  otlpReceived(tenant: string, lines: number, bytes: number): void;
   all(): LogUserStats[];
 }
 
 export function createLogUserStats(store: LogStore, now: () => number): LogUserStatsTracker {
   const rates = createEwmaRates({ now, fields: 2 });
+  const otlp = new Map<string, { lines: number; bytes: number }>();
   return {
+    otlpReceived(tenant, lines, bytes) {
+      const t = otlp.get(tenant);
+      if (t) {
+        t.lines += lines;
+        t.bytes += bytes;
+      } else otlp.set(tenant, { lines, bytes });
+    },
     counters: (base) => ({
       discarded: base.discarded,
       received(tenant, lines, bytes) {
@@ -46,7 +59,8 @@ export function createLogUserStats(store: LogStore, now: () => number): LogUserS
       const names = new Set([...store.tenants(), ...rates.keys()]);
       return [...names].sort().map((userID) => {
         const [bytesRate = 0, linesRate = 0] = rates.rates(userID);
-        return { userID, ...totals(store.streams(userID)), ingestionRate: bytesRate, linesRate };
+        const o = otlp.get(userID);
+        return { userID, ...totals(store.streams(userID)), ingestionRate: bytesRate, linesRate, otlpLinesReceived: o?.lines ?? 0, otlpBytesReceived: o?.bytes ?? 0 };
       });
     },
   };

@@ -4,7 +4,8 @@
 // change at the next sign-in, the server admin flag, a removed user, a wrong
 // password, a user outside every mapping, filter injection, allow_sign_up off,
 // StartTLS and LDAPS with the certificates of `outpost certs`, an unreachable
-// server (logged; the local admin still signs in), team sync, and the debug API.
+// server (logged; the local admin still signs in), team sync, the debug API,
+// and a directory that requires a client certificate (client_cert, client_key).
 // Skipped, saying so, where slapd is not installed (.ci/run installs it).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,87 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, basic } from "../../../helpers/api.ts";
 import { freePort } from "../../../helpers/browser.ts";
 import { testClock, useServer } from "../../../helpers/server.ts";
-import { LDAP_TOOLS, ROOT_DN, ROOT_PW, SLAPD, SLAPD_SKIPPED, startSlapd, SUFFIX, type Slapd } from "../../../helpers/slapd.ts";
+import { dnOf, group, PEOPLE, SEED, serverBlock } from "../../../helpers/ldap-directory.ts";
+import { LDAP_TOOLS, ROOT_PW, SLAPD, SLAPD_SKIPPED, startSlapd, type Slapd } from "../../../helpers/slapd.ts";
 
 const AVAILABLE = SLAPD !== undefined && LDAP_TOOLS;
 if (!AVAILABLE) console.warn(`test/dashboard/legacy/identity/ldap.test.ts ${SLAPD_SKIPPED}`);
-
-const PEOPLE = `ou=people,${SUFFIX}`;
-const GROUPS = `ou=groups,${SUFFIX}`;
-const dnOf = (uid: string, ou = `ou=staff,${PEOPLE}`) => `uid=${uid},${ou}`;
-const group = (cn: string) => `cn=${cn},${GROUPS}`;
-
-function person(uid: string, given: string, sn: string, ou = `ou=staff,${PEOPLE}`): string {
-  return `dn: ${dnOf(uid, ou)}
-objectClass: inetOrgPerson
-uid: ${uid}
-cn: ${given} ${sn}
-givenName: ${given}
-sn: ${sn}
-mail: ${uid}@example.org
-userPassword: ${uid}-pw
-`;
-}
-
-const SEED = [
-  `dn: ${SUFFIX}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n`,
-  `dn: ${PEOPLE}\nobjectClass: organizationalUnit\nou: people\n`,
-  `dn: ou=staff,${PEOPLE}\nobjectClass: organizationalUnit\nou: staff\n`,
-  `dn: ou=contractors,ou=staff,${PEOPLE}\nobjectClass: organizationalUnit\nou: contractors\n`,
-  `dn: ${GROUPS}\nobjectClass: organizationalUnit\nou: groups\n`,
-  person("alice", "Alice", "Admin"),
-  person("bob", "Bob", "Builder"),
-  person("carol", "Carol", "Nogroup"),
-  person("dave", "Dave", "Contractor", `ou=contractors,ou=staff,${PEOPLE}`),
-  person("erin", "Erin", "Late"),
-  `dn: ${group("admins")}\nobjectClass: groupOfNames\ncn: admins\nmember: ${dnOf("alice")}\n`,
-  `dn: ${group("editors")}\nobjectClass: groupOfNames\ncn: editors\nmember: ${ROOT_DN}\nmember: ${dnOf("bob")}\n`,
-  `dn: ${group("viewers")}\nobjectClass: groupOfNames\ncn: viewers\nmember: ${dnOf("dave", `ou=contractors,ou=staff,${PEOPLE}`)}\nmember: ${dnOf("erin")}\n`,
-  `dn: ${group("ops")}\nobjectClass: groupOfNames\ncn: ops\nmember: ${ROOT_DN}\nmember: ${dnOf("alice")}\n`,
-].join("\n");
-
-const MAPPINGS = `
-[[servers.group_mappings]]
-group_dn = "${group("admins")}"
-org_role = "Admin"
-grafana_admin = true
-
-[[servers.group_mappings]]
-group_dn = "${group("editors")}"
-org_role = "Editor"
-
-[[servers.group_mappings]]
-group_dn = "${group("viewers")}"
-org_role = "Viewer"
-`;
-
-function serverBlock(o: { host?: string; port: number; tls: "none" | "starttls" | "ldaps"; ca?: string; timeout?: number; groupSearch?: boolean }): string {
-  return `
-[[servers]]
-host = "${o.host ?? "127.0.0.1"}"
-port = ${o.port}
-use_ssl = ${o.tls === "ldaps"}
-start_tls = ${o.tls === "starttls"}
-ssl_skip_verify = false
-${o.ca ? `root_ca_cert = "${o.ca}"` : ""}
-bind_dn = "${ROOT_DN}"
-bind_password = "$__env{OUTPOST_TEST_LDAP_BIND_PW}"
-timeout = ${o.timeout ?? 5}
-search_filter = "(uid=%s)"
-search_base_dns = ["${PEOPLE}"]
-${o.groupSearch ? `group_search_filter = "(&(objectClass=groupOfNames)(member=%s))"\ngroup_search_base_dns = ["${GROUPS}"]` : ""}
-
-[servers.attributes]
-name = "givenName"
-surname = "sn"
-username = "uid"
-member_of = "memberOf"
-email = "mail"
-${MAPPINGS}`;
-}
-
-/** a port nothing listens on */
-const closedPort = () => freePort();
 
 describe.skipIf(!AVAILABLE)(`LDAP sign-in against OpenLDAP${AVAILABLE ? "" : ` (${SLAPD_SKIPPED})`}`, () => {
   const dir = AVAILABLE ? mkdtempSync(join(tmpdir(), "outpost-ldap-")) : "";
@@ -107,7 +32,7 @@ describe.skipIf(!AVAILABLE)(`LDAP sign-in against OpenLDAP${AVAILABLE ? "" : ` (
   beforeAll(async () => {
     slapd = await startSlapd(dir);
     await slapd.apply(SEED);
-    deadPort = await closedPort();
+    deadPort = await freePort(); // nothing listens there
     // an unreachable server first (logged, skipped), then the real one over StartTLS with the CA of `outpost certs`
     writeFileSync(ldapToml, serverBlock({ port: deadPort, tls: "none", timeout: 2 }) + serverBlock({ port: slapd.ldapPort, tls: "starttls", ca: join(slapd.certDir, "ca.pem") }));
     // LDAPS, no sign-up, groups found by group_search_filter rather than memberOf
@@ -316,6 +241,62 @@ describe.skipIf(!AVAILABLE)(`LDAP sign-in against OpenLDAP${AVAILABLE ? "" : ` (
       expect(status.body).toEqual([{ host: "127.0.0.1", port: slapd!.ldapsPort, available: true, error: "" }]);
       const mapping = await t.api.get("/api/admin/ldap/erin", { auth: ADMIN });
       expect(mapping.body.roles).toEqual([{ orgId: 1, orgName: "Main Org.", orgRole: "Viewer", groupDN: group("viewers") }]);
+    });
+  });
+});
+
+describe.skipIf(!AVAILABLE)("a directory that requires a client certificate (TLSVerifyClient demand)", () => {
+  const dir = AVAILABLE ? mkdtempSync(join(tmpdir(), "outpost-ldap-mtls-")) : "";
+  const withCert = join(dir, "ldap-with-cert.toml");
+  const withoutCert = join(dir, "ldap-without-cert.toml");
+  let slapd: Slapd | undefined;
+  process.env.OUTPOST_TEST_LDAP_BIND_PW = ROOT_PW;
+
+  beforeAll(async () => {
+    // its own slapd: every TLS client must show a certificate of the CA `outpost certs` made
+    slapd = await startSlapd(dir, { requireClientCert: true });
+    await slapd.apply(SEED);
+    const ca = join(slapd.certDir, "ca.pem");
+    // LDAPS and StartTLS, each with the client certificate `outpost certs` made for it
+    const cert = { cert: slapd.clientCert, key: slapd.clientKey };
+    writeFileSync(withCert, serverBlock({ port: slapd.ldapsPort, tls: "ldaps", ca, clientCert: cert }) + serverBlock({ port: slapd.ldapPort, tls: "starttls", ca, clientCert: cert }));
+    writeFileSync(withoutCert, serverBlock({ port: slapd.ldapsPort, tls: "ldaps", ca }));
+  });
+  afterAll(async () => {
+    await slapd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe("client_cert and client_key set", () => {
+    const t = useServer({ "auth.ldap.enabled": true, "auth.ldap.config_file": withCert, "auth.ldap.active_sync_enabled": false });
+
+    it("a directory user signs in over LDAPS; both servers answer the status check", async () => {
+      const me = await t.api.get("/api/user", { auth: basic("alice", "alice-pw") });
+      expect(me.status, JSON.stringify(me.body)).toBe(200);
+      expect(me.body).toMatchObject({ login: "alice", authLabels: ["LDAP"] });
+      const status = await t.api.get("/api/admin/ldap/status", { auth: ADMIN });
+      expect(status.body).toEqual([
+        { host: "127.0.0.1", port: slapd!.ldapsPort, available: true, error: "" },
+        { host: "127.0.0.1", port: slapd!.ldapPort, available: true, error: "" },
+      ]);
+      // the client key is never logged
+      const key = readFileSync(slapd!.clientKey, "utf8").split("\n")[1]!;
+      expect(JSON.stringify(t.server.logs)).not.toContain(key);
+    });
+  });
+
+  describe("no client certificate", () => {
+    const t = useServer({ "auth.ldap.enabled": true, "auth.ldap.config_file": withoutCert, "auth.ldap.active_sync_enabled": false });
+
+    it("the sign-in is refused and the log says a client certificate may be required; the local admin still signs in", async () => {
+      const before = t.server.logs.length;
+      expect((await t.api.get("/api/user", { auth: basic("alice", "alice-pw") })).status).toBe(401);
+      const logged = t.server.logs.slice(before).find((l) => l.level === "error" && String(l.msg).includes("LDAP server unavailable"));
+      expect(logged, JSON.stringify(t.server.logs.slice(before))).toBeDefined();
+      expect(String(logged!.error)).toContain("it may require a client certificate, client_cert and client_key in ldap.toml");
+      expect((await t.api.get("/api/user", { auth: ADMIN })).status).toBe(200);
+      const status = await t.api.get("/api/admin/ldap/status", { auth: ADMIN });
+      expect(status.body).toEqual([{ host: "127.0.0.1", port: slapd!.ldapsPort, available: false, error: expect.stringContaining("client_cert and client_key") }]);
     });
   });
 });

@@ -3,13 +3,15 @@
 // required, ID token, userinfo, RP-initiated logout), driven over HTTP as a
 // browser would (cookies kept, redirects walked, the provider's login form
 // posted). docs/authentication.md, "OpenID Connect".
+import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, client } from "../../../helpers/api.ts";
+import { loadConfig } from "../../../../src/config/load.ts";
+import { ADMIN, basic, client } from "../../../helpers/api.ts";
 import { freePort } from "../../../helpers/browser.ts";
-import { browse, CookieJar, follow, signInAtProvider, startOidcProvider, type OidcProvider } from "../../../helpers/oidc.ts";
+import { browse, CookieJar, follow, signInAtProvider, startOidcProvider, type OidcAccount, type OidcProvider } from "../../../helpers/oidc.ts";
 import { startTestServer, type TestServer } from "../../../helpers/server.ts";
 
-const ACCOUNTS = {
+const ACCOUNTS: Record<string, OidcAccount> = {
   alice: { email: "alice@example.com", name: "Alice Admin", groups: ["admins", "sre"] },
   root: { email: "root@example.com", name: "Root", groups: ["root", "staff"] },
   vic: { email: "vic@example.com", name: "Vic Viewer", groups: ["staff"] },
@@ -17,7 +19,49 @@ const ACCOUNTS = {
   otto: { email: "otto@example.com", name: "Otto Outsider", groups: ["other"] },
   nora: { email: "nora@example.com", name: "Nora No-role", groups: ["contractors"] },
   carol: { email: "carol@example.com", name: "Carol Copy", groups: ["staff"] },
+  // the login and email follow the provider: the tests change these between sign-ins
+  dave: { email: "dave@example.com", name: "Dave", groups: ["staff"] },
+  hal: { email: "hal@example.com", name: "Hal", groups: ["staff"], login: "frank@example.com" },
+  // hostile claims
+  huge: { email: "huge@example.com", groups: ["staff", ...Array.from({ length: 20_000 }, (_, i) => `group-${i}`)] },
+  typed: { email: 12345, name: { first: "T" }, groups: ["staff"] },
+  oddgroups: { email: "oddgroups@example.com", groups: "staff" },
+  nul: { email: "nul@example.com", groups: ["staff"], login: "bad\u0000login" },
+  objects: { email: "objects@example.com", name: ["not", "a", "name"], login: 42, groups: ["staff", 7, null, { g: "admins" }] },
 };
+
+/** the sign-in flow against one Outpost and provider, as a browser walks it */
+function flows(base: () => string, issuer: () => string) {
+  const api = () => client(base());
+  const signIn = async (login: string) => {
+    const jar = new CookieJar();
+    const callback = await signInAtProvider(jar, base(), issuer(), login);
+    const res = await browse(jar, callback);
+    await res.body?.cancel();
+    return { jar, callback, status: res.status, location: res.headers.get("Location") ?? "" };
+  };
+  const sessionGet = (jar: CookieJar, path: string) => api().get(path, { headers: { Cookie: jar.header(base()) } });
+  const errorOf = (location: string) => new URL(location, base()).searchParams.get("error") ?? "";
+  /** a user by login or email, as the admin sees it */
+  const lookup = async (loginOrEmail: string) => {
+    const r = await api().get(`/api/users/lookup?loginOrEmail=${encodeURIComponent(loginOrEmail)}`, { auth: ADMIN });
+    return r.status === 200 ? (r.body as { id: number; login: string; email: string; name: string; isSvcAdmin: boolean; authLabels: string[] }) : undefined;
+  };
+  /** a user's organizations as "<name>:<role>", sorted */
+  const orgsOf = async (userId: number) =>
+    ((await api().get(`/api/users/${userId}/orgs`, { auth: ADMIN })).body as Array<{ name: string; role: string }>).map((o) => `${o.name}:${o.role}`).sort();
+  const localUser = async (login: string, email: string) => {
+    const r = await api().post("/api/admin/users", { auth: ADMIN, body: { login, email, name: login, password: `pw-${login}-secret` } });
+    expect(r.status).toBe(200);
+    return { id: r.body.id as number, auth: basic(login, `pw-${login}-secret`), password: `pw-${login}-secret` };
+  };
+  const newOrg = async (name: string) => {
+    const r = await api().post("/api/orgs", { auth: ADMIN, body: { name } });
+    expect(r.status).toBe(200);
+    return r.body.orgId as number;
+  };
+  return { api, signIn, sessionGet, errorOf, lookup, orgsOf, localUser, newOrg };
+}
 
 const ROLE_PATH = "contains(groups[*], 'root') && 'GrafanaAdmin' || contains(groups[*], 'admins') && 'Admin' || contains(groups[*], 'staff') && 'Viewer'";
 
@@ -247,5 +291,314 @@ describe("OpenID Connect sign-in against oidc-provider", () => {
     // a password session signs out locally
     const local = await fetch(`${base}/logout`, { redirect: "manual" });
     expect(local.headers.get("Location")).toBe("/");
+  }, 60_000);
+
+  describe("the login and email follow the provider, never onto another user's login or email", () => {
+    const f = flows(() => base, () => provider.issuer);
+
+    it("a returning user whose new login is another user's email, or whose new email is another user's login, is refused and nothing changes", async () => {
+      await f.localUser("frank", "frank@example.com");
+      // a login that looks like an email, with another email
+      await f.localUser("gina@example.com", "gina.real@example.com");
+      expect((await f.signIn("dave")).location).toBe("/");
+      const dave = (await f.lookup("dave@example.com"))!;
+      expect(dave).toMatchObject({ login: "dave@example.com", email: "dave@example.com" });
+
+      // the login claim becomes frank's email (in other case): refused, dave unchanged
+      ACCOUNTS.dave!.login = "Frank@Example.com";
+      const byLogin = await f.signIn("dave");
+      expect(f.errorOf(byLogin.location)).toBe("The login or email Keycloak now gives for you belongs to another user here: the sign-in is refused; ask an administrator");
+      expect(byLogin.jar.get(base, "svc_session")).toBeUndefined();
+      expect(await f.lookup("dave@example.com")).toMatchObject({ id: dave.id, login: "dave@example.com", email: "dave@example.com" });
+      expect((await f.lookup("frank"))!.login).toBe("frank");
+
+      // the email claim becomes gina's login: refused, dave unchanged
+      delete ACCOUNTS.dave!.login;
+      ACCOUNTS.dave!.email = "GINA@example.com";
+      const byEmail = await f.signIn("dave");
+      expect(f.errorOf(byEmail.location)).toMatch(/belongs to another user here/);
+      expect(await f.lookup("dave@example.com")).toMatchObject({ id: dave.id, login: "dave@example.com", email: "dave@example.com" });
+      expect((await f.lookup("gina.real@example.com"))!.login).toBe("gina@example.com");
+
+      // a change onto nobody's login or email is followed; a change of case only is too
+      ACCOUNTS.dave!.email = "dave@example.com";
+      ACCOUNTS.dave!.login = "dave.new";
+      expect((await f.signIn("dave")).location).toBe("/");
+      expect(await f.lookup("dave.new")).toMatchObject({ id: dave.id, login: "dave.new", email: "dave@example.com" });
+      ACCOUNTS.dave!.login = "Dave.New";
+      expect((await f.signIn("dave")).location).toBe("/");
+      expect((await f.lookup("dave.new"))!.login).toBe("Dave.New");
+    }, 60_000);
+
+    it("a sign-up whose login claim is another user's email is refused", async () => {
+      const { location } = await f.signIn("hal");
+      expect(f.errorOf(location)).toMatch(/exists already/);
+      expect(await f.lookup("hal@example.com")).toBeUndefined();
+    }, 60_000);
+  });
+
+  describe("hostile claims are refused with a message, never a 500", () => {
+    const f = flows(() => base, () => provider.issuer);
+
+    it("a list claim longer than 10000 entries", async () => {
+      const { status, location } = await f.signIn("huge");
+      expect(status).toBe(302);
+      expect(f.errorOf(location)).toBe("Keycloak gave more than 10000 groups for the user: ask an administrator");
+      expect(await f.lookup("huge@example.com")).toBeUndefined();
+    }, 60_000);
+
+    it("an email that is not a string", async () => {
+      expect(f.errorOf((await f.signIn("typed")).location)).toMatch(/gave no email address/);
+    }, 60_000);
+
+    it("a claim of a type that makes role_attribute_path fail gives no role (refused here: role_attribute_strict), with a warning", async () => {
+      // groups is a string: contains(groups[*], …) has no list to look in
+      const { location } = await f.signIn("oddgroups");
+      expect(f.errorOf(location)).toMatch(/did not give a valid role/);
+      expect(server.logs.some((l) => l.msg === "OAuth claims: a JMESPath setting failed over the provider's claims: no value" && l.setting === "role_attribute_path")).toBe(true);
+      expect(await f.lookup("oddgroups@example.com")).toBeUndefined();
+    }, 60_000);
+
+    it("a login with a control character", async () => {
+      expect(f.errorOf((await f.signIn("nul")).location)).toMatch(/gave a login that is not valid here/);
+      expect(await f.lookup("nul@example.com")).toBeUndefined();
+    }, 60_000);
+
+    it("values of other types are passed over: the name and login fall back, only the string groups count", async () => {
+      const { location, jar } = await f.signIn("objects");
+      expect(location).toBe("/");
+      expect((await f.sessionGet(jar, "/api/user")).body).toMatchObject({ login: "objects@example.com", name: "objects@example.com" });
+      // the server still answers
+      expect((await f.api().get("/api/health")).status).toBe(200);
+    }, 60_000);
+
+    it("a JMESPath setting that does not parse stops the start, naming the key", () => {
+      expect(() => loadConfig({ flags: {
+        "storage.in_memory": true, "auth.generic_oauth.enabled": true, "auth.generic_oauth.client_id": "x", "auth.generic_oauth.issuer": "https://sso.example.com",
+        "auth.generic_oauth.org_attribute_path": "orgs[",
+      } })).toThrow(/auth\.generic_oauth\.org_attribute_path \(from --oauth-org-attribute-path\): not a valid JMESPath expression/);
+    });
+  });
+});
+
+/** a second provider and server: org_attribute_path with org_mapping, the attribute paths, oauth_allow_insecure_email_lookup */
+describe("OpenID Connect: org mapping, attribute paths, and the insecure email lookup", () => {
+  const accounts: Record<string, OidcAccount> = {
+    erin: { email: "erin@example.com", name: "Erin", orgs: ["eng"], groups: [] },
+    olga: { email: "olga@example.com", name: "Olga", orgs: ["ops"], groups: ["leads"] },
+    gus: { email: "gus@example.com", name: "Gus", orgs: ["ghost", "404"] },
+    // org_attribute_path cannot sort an object: the sign-in is refused
+    mallory: { email: "mallory@example.com", name: "Mallory", orgs: { eng: true } },
+    // no email claim: email_attribute_path over a claim only userinfo gives; the login and name by their paths
+    pat: { name: "Pat Name", preferred_username: "pat.p", profile_info: { display: "Pat P." }, userinfoOnly: { contact: { work: "pat@example.com" } } },
+    // the email from the attributes claim (email_attribute_name), else a claim of that name
+    quinn: { name: "Quinn", attributes: { mail: ["quinn@example.com"] } },
+    rita: { name: "Rita", mail: "rita@example.com" },
+    // oauth_allow_insecure_email_lookup: the provider's email is a local user's
+    boss: { email: "boss@example.com", name: "Not The Boss" },
+    tina: { email: "tina@example.com", name: "Not Tina" },
+    uma: { email: "uma@example.com", name: "Uma", orgs: ["eng"] },
+  };
+  let provider: OidcProvider;
+  let server: TestServer;
+  let base = "";
+  const f = flows(() => base, () => provider.issuer);
+  const orgIds: Record<string, number> = {};
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    provider = await startOidcProvider(await freePort(), [{
+      client_id: "mapping", client_secret: "mapping-client-secret", redirect_uris: [`${base}/login/generic_oauth`], post_logout_redirect_uris: [],
+    }], accounts, ["orgs", "preferred_username", "profile_info", "contact", "attributes", "mail"]);
+    server = await startTestServer({
+      "dashboard.http_port": port,
+      "dashboard.root_url": `${base}/`,
+      "auth.oauth_allow_insecure_email_lookup": true,
+      "auth.generic_oauth.enabled": true,
+      "auth.generic_oauth.name": "Dex",
+      "auth.generic_oauth.client_id": "mapping",
+      "auth.generic_oauth.client_secret": "mapping-client-secret",
+      "auth.generic_oauth.issuer": provider.issuer,
+      "auth.generic_oauth.role_attribute_path": "contains(groups[*], 'leads') && 'Admin' || 'Viewer'",
+      "auth.generic_oauth.groups_attribute_path": "groups",
+      "auth.generic_oauth.org_attribute_path": "sort(not_null(orgs, `[]`))",
+      // spaces and commas both separate entries; an organization by name or id; * matches every user; unknown organizations are skipped
+      "auth.generic_oauth.org_mapping": ["eng:Engineering:Editor ops:Operations", "*:Everyone:None,ghost:Nowhere:Admin", "404:999:Admin"],
+      "auth.generic_oauth.email_attribute_path": "contact.work",
+      "auth.generic_oauth.email_attribute_name": "mail",
+      "auth.generic_oauth.login_attribute_path": "preferred_username",
+      "auth.generic_oauth.name_attribute_path": "profile_info.display",
+    });
+    for (const name of ["Engineering", "Operations", "Everyone"]) orgIds[name] = await f.newOrg(name);
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await provider?.stop();
+  });
+
+  it("org_mapping: the mapped organizations only, each with the higher of its mapped role and role_attribute_path's", async () => {
+    expect((await f.signIn("erin")).location).toBe("/");
+    const erin = (await f.lookup("erin@example.com"))!;
+    // eng -> Engineering Editor (above role_attribute_path's Viewer); * -> Everyone (None, raised to Viewer); not the main organization
+    expect(await f.orgsOf(erin.id)).toEqual(["Engineering:Editor", "Everyone:Viewer"]);
+
+    expect((await f.signIn("olga")).location).toBe("/");
+    const olga = (await f.lookup("olga@example.com"))!;
+    // role_attribute_path gives Admin: above the mapping's Viewer (no role named) and None
+    expect(await f.orgsOf(olga.id)).toEqual(["Everyone:Admin", "Operations:Admin"]);
+    expect(olga.isSvcAdmin).toBe(false);
+  }, 60_000);
+
+  it("org_mapping: the memberships follow the mapping at every sign-in (added by hand or no longer mapped: removed)", async () => {
+    const erin = (await f.lookup("erin@example.com"))!;
+    expect((await f.api().post("/api/orgs/1/users", { auth: ADMIN, body: { loginOrEmail: "erin@example.com", role: "Admin" } })).status).toBe(200);
+    expect((await f.api().patch(`/api/orgs/${orgIds.Engineering}/users/${erin.id}`, { auth: ADMIN, body: { role: "Viewer" } })).status).toBe(200);
+    accounts.erin!.orgs = ["ops"];
+    const { jar, location } = await f.signIn("erin");
+    expect(location).toBe("/");
+    expect(await f.orgsOf(erin.id)).toEqual(["Everyone:Viewer", "Operations:Viewer"]);
+    // the current organization is one the user belongs to
+    const me = (await f.sessionGet(jar, "/api/user")).body as { orgId: number };
+    expect([orgIds.Everyone, orgIds.Operations]).toContain(me.orgId);
+  }, 60_000);
+
+  it("org_mapping: an organization that does not exist is skipped with a warning, never a failure", async () => {
+    const { location } = await f.signIn("gus");
+    expect(location).toBe("/");
+    const gus = (await f.lookup("gus@example.com"))!;
+    // gus has no groups claim: role_attribute_path gives no role, the mapped role stands as it is
+    expect(await f.orgsOf(gus.id)).toEqual(["Everyone:None"]);
+    const warnings = server.logs.filter((l) => l.msg === "org_mapping names an organization that does not exist: entry skipped").map((l) => l.entry);
+    expect(warnings).toEqual(expect.arrayContaining(["ghost:Nowhere:Admin", "404:999:Admin"]));
+  }, 60_000);
+
+  it("org_attribute_path failing over the claims refuses the sign-in, naming the setting", async () => {
+    const { status, location } = await f.signIn("mallory");
+    expect(status).toBe(302);
+    expect(f.errorOf(location)).toBe("The claims Dex gave could not be read with auth.generic_oauth.org_attribute_path: ask an administrator");
+    expect(await f.lookup("mallory@example.com")).toBeUndefined();
+  }, 60_000);
+
+  it("email_attribute_path over the userinfo claims, login_attribute_path and name_attribute_path", async () => {
+    const { jar, location } = await f.signIn("pat");
+    expect(location).toBe("/");
+    expect((await f.sessionGet(jar, "/api/user")).body).toMatchObject({ login: "pat.p", email: "pat@example.com", name: "Pat P." });
+  }, 60_000);
+
+  it("email_attribute_name: the key of the attributes claim, else a claim of that name", async () => {
+    const quinn = await f.signIn("quinn");
+    expect(quinn.location).toBe("/");
+    expect((await f.sessionGet(quinn.jar, "/api/user")).body).toMatchObject({ login: "quinn@example.com", email: "quinn@example.com", name: "Quinn" });
+    const rita = await f.signIn("rita");
+    expect(rita.location).toBe("/");
+    expect((await f.sessionGet(rita.jar, "/api/user")).body).toMatchObject({ email: "rita@example.com" });
+  }, 60_000);
+
+  it("oauth_allow_insecure_email_lookup links a plain local user by email", async () => {
+    const uma = await f.localUser("uma", "uma@example.com");
+    const { jar, location } = await f.signIn("uma");
+    expect(location).toBe("/");
+    expect((await f.sessionGet(jar, "/api/user")).body).toMatchObject({ id: uma.id, login: "uma", email: "uma@example.com" });
+  }, 60_000);
+
+  it("oauth_allow_insecure_email_lookup never links a server admin or a user with a second factor", async () => {
+    const message = "The user with this email is a server administrator or has a second factor: such a user is never linked to a provider by email; ask an administrator";
+    const boss = await f.localUser("boss", "boss@example.com");
+    expect((await f.api().put(`/api/admin/users/${boss.id}/permissions`, { auth: ADMIN, body: { isGrafanaAdmin: true } })).status).toBe(200);
+    const refusedBoss = await f.signIn("boss");
+    expect(f.errorOf(refusedBoss.location)).toBe(message);
+    expect(refusedBoss.jar.get(base, "svc_session")).toBeUndefined();
+    expect(await f.lookup("boss")).toMatchObject({ id: boss.id, login: "boss", name: "boss", isSvcAdmin: true, authLabels: [] });
+
+    const tina = await f.localUser("tina", "tina@example.com");
+    const enrol = await f.api().post("/api/user/2fa/enrol", { auth: tina.auth, body: { password: tina.password } });
+    expect(enrol.status).toBe(200);
+    const code = new TOTP({ secret: Secret.fromBase32(enrol.body.secret as string) }).generate();
+    expect((await f.api().post("/api/user/2fa/confirm", { auth: tina.auth, body: { code } })).status).toBe(200);
+    const refusedTina = await f.signIn("tina");
+    expect(f.errorOf(refusedTina.location)).toBe(message);
+    expect(await f.lookup("tina")).toMatchObject({ id: tina.id, login: "tina", name: "tina", authLabels: [] });
+    // neither was linked to the provider's subject
+    const links = await server.db.pg.query<{ user_id: number }>("select user_id from user_auth where user_id = any($1::int[])", [[boss.id, tina.id]]);
+    expect(links.rows).toEqual([]);
+  }, 60_000);
+});
+
+/** a third provider and server: skip_org_role_sync with allow_assign_grafana_admin and org_mapping */
+describe("OpenID Connect: skip_org_role_sync", () => {
+  const accounts: Record<string, OidcAccount> = {
+    sam: { email: "sam@example.com", name: "Sam", groups: ["admins"], orgs: ["eng"] },
+    nia: { email: "nia@example.com", name: "Nia", groups: [], orgs: [] },
+    ron: { email: "ron@example.com", name: "Ron", groups: ["root"], orgs: [] },
+  };
+  let provider: OidcProvider;
+  let server: TestServer;
+  let base = "";
+  const f = flows(() => base, () => provider.issuer);
+  let engineering = 0;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    provider = await startOidcProvider(await freePort(), [{
+      client_id: "skip", client_secret: "skip-client-secret", redirect_uris: [`${base}/login/generic_oauth`], post_logout_redirect_uris: [],
+    }], accounts, ["orgs"]);
+    server = await startTestServer({
+      "dashboard.http_port": port,
+      "dashboard.root_url": `${base}/`,
+      "auth.generic_oauth.enabled": true,
+      "auth.generic_oauth.client_id": "skip",
+      "auth.generic_oauth.client_secret": "skip-client-secret",
+      "auth.generic_oauth.issuer": provider.issuer,
+      "auth.generic_oauth.skip_org_role_sync": true,
+      "auth.generic_oauth.allow_assign_grafana_admin": true,
+      "auth.generic_oauth.role_attribute_path": "contains(groups[*], 'root') && 'GrafanaAdmin' || contains(groups[*], 'admins') && 'Admin' || 'Viewer'",
+      "auth.generic_oauth.groups_attribute_path": "groups",
+      "auth.generic_oauth.org_attribute_path": "orgs",
+      "auth.generic_oauth.org_mapping": ["eng:Engineering:Editor"],
+    });
+    engineering = await f.newOrg("Engineering");
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await provider?.stop();
+  });
+
+  it("a new user gets its organizations and role from the claims once; later sign-ins leave them as an administrator set them", async () => {
+    expect((await f.signIn("sam")).location).toBe("/");
+    const sam = (await f.lookup("sam@example.com"))!;
+    // mapped: Engineering, Editor raised to role_attribute_path's Admin
+    expect(await f.orgsOf(sam.id)).toEqual(["Engineering:Admin"]);
+    // nothing mapped: the main organization with role_attribute_path's role (the default otherwise)
+    expect((await f.signIn("nia")).location).toBe("/");
+    expect(await f.orgsOf((await f.lookup("nia@example.com"))!.id)).toEqual(["Main Org.:Viewer"]);
+
+    // set by hand: Viewer in Engineering, Editor in the main organization
+    expect((await f.api().patch(`/api/orgs/${engineering}/users/${sam.id}`, { auth: ADMIN, body: { role: "Viewer" } })).status).toBe(200);
+    expect((await f.api().post("/api/orgs/1/users", { auth: ADMIN, body: { loginOrEmail: "sam@example.com", role: "Editor" } })).status).toBe(200);
+    // the claims now say GrafanaAdmin, and map no organization: nothing changes
+    accounts.sam!.groups = ["root"];
+    accounts.sam!.orgs = [];
+    accounts.sam!.name = "Sam Renamed";
+    const { jar, location } = await f.signIn("sam");
+    expect(location).toBe("/");
+    expect(await f.orgsOf(sam.id)).toEqual(["Engineering:Viewer", "Main Org.:Editor"]);
+    // the profile still follows the provider
+    expect((await f.sessionGet(jar, "/api/user")).body).toMatchObject({ id: sam.id, name: "Sam Renamed", isSvcAdmin: false });
+  }, 60_000);
+
+  it("allow_assign_grafana_admin neither gives nor takes the server admin flag", async () => {
+    // a new user whose claims say GrafanaAdmin: not a server admin
+    expect((await f.signIn("ron")).location).toBe("/");
+    const ron = (await f.lookup("ron@example.com"))!;
+    expect(ron.isSvcAdmin).toBe(false);
+    // made one by hand, then claims without GrafanaAdmin: it stays
+    expect((await f.api().put(`/api/admin/users/${ron.id}/permissions`, { auth: ADMIN, body: { isGrafanaAdmin: true } })).status).toBe(200);
+    accounts.ron!.groups = [];
+    expect((await f.signIn("ron")).location).toBe("/");
+    expect((await f.lookup("ron@example.com"))!.isSvcAdmin).toBe(true);
   }, 60_000);
 });

@@ -56,6 +56,7 @@ export interface AuthenticatorOptions {
 export interface ExternalLogin {
   /** the auth module of the users it signs in, as users.auth_module holds it ("ldap") */
   readonly module: string;
+  /** may throw an ApiError 503 when the directory is saturated: answered as it is, counted as no failed sign-in */
   signIn(login: string, password: string): Promise<UserRecord | undefined>;
 }
 
@@ -195,7 +196,11 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       flight = ext.signIn(login, password).finally(() => externalPending.delete(key));
       externalPending.set(key, flight);
     }
-    const user = await flight.catch(() => undefined);
+    const user = await flight.catch((err: unknown) => {
+      // the directory is saturated (503, ldap.ts): not the caller's failure, so not counted towards the lock-out
+      if (err instanceof ApiError && err.status === 503) throw err;
+      return undefined;
+    });
     if (!user || user.isDisabled) {
       externalVerified.delete(key);
       throttle.recordFailure(lockKey);

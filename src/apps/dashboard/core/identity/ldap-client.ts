@@ -23,10 +23,22 @@ export interface LdapUser {
 
 /** the server could not be reached or answered with an error other than "wrong password" */
 export class LdapUnavailableError extends Error {
-  constructor(readonly where: string, cause: unknown) {
-    super(`LDAP server ${where}: ${describe(cause)}`);
+  constructor(readonly where: string, cause: unknown, hint = "") {
+    super(`LDAP server ${where}: ${describe(cause)}${hint}`);
     this.name = "LdapUnavailableError";
   }
+}
+
+/**
+ * A server that requires a client certificate (OpenLDAP's TLSVerifyClient demand) and gets none
+ * closes the connection right after the TLS handshake, which the client only sees as a closed
+ * connection at its first operation: said in plain words when no client certificate is configured.
+ */
+function hintOf(server: LdapServerConfig, err: unknown): string {
+  if (!(server.useSsl || server.startTls) || server.clientCert) return "";
+  return /Connection closed before message response|certificate required|CERTIFICATE_REQUIRED/i.test(describe(err))
+    ? " (the server closed the TLS connection: it may require a client certificate, client_cert and client_key in ldap.toml)"
+    : "";
 }
 
 function describe(err: unknown): string {
@@ -81,7 +93,7 @@ async function connect(server: LdapServerConfig, host: string): Promise<{ client
     return { client, where };
   } catch (err) {
     await client.unbind().catch(() => {});
-    throw new LdapUnavailableError(where, err);
+    throw new LdapUnavailableError(where, err, hintOf(server, err));
   }
 }
 
@@ -203,7 +215,7 @@ async function findUserOn(server: LdapServerConfig, host: string, login: string,
     };
   } catch (err) {
     if (err instanceof LdapUnavailableError) throw err;
-    throw new LdapUnavailableError(where, err);
+    throw new LdapUnavailableError(where, err, hintOf(server, err));
   } finally {
     await client.unbind().catch(() => {});
   }
@@ -224,7 +236,7 @@ export async function pingServer(server: LdapServerConfig): Promise<Array<{ host
         }
         return { host, port: server.port, available: true, error: "" };
       } catch (err) {
-        return { host, port: server.port, available: false, error: describe(err instanceof LdapUnavailableError ? err.message : err) };
+        return { host, port: server.port, available: false, error: err instanceof LdapUnavailableError ? err.message : `${describe(err)}${hintOf(server, err)}` };
       }
     }),
   );

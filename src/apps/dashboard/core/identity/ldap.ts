@@ -8,12 +8,22 @@
 // disabled, its sessions ended). A server that cannot be reached is logged and
 // the next one asked; local users never depend on it. The password is never
 // stored or logged.
+//
+// Every directory conversation (a sign-in, a lookup, one user of the active
+// sync) takes one of auth.ldap.max_concurrent_operations slots; at most
+// auth.ldap.max_queued_operations sign-ins wait for one, and beyond that a
+// sign-in is answered 503 at once: a flood of unknown user names (each one a
+// bind and a search) costs a bounded number of connections, and local users
+// and cached sign-ins never wait. The active sync (syncAll, scheduled by
+// ldap-sync.ts) re-checks every enabled LDAP user in the background, one at a
+// time, as a sign-in would; a directory that cannot be reached changes nothing.
 import type { LdapConfig, LdapServerConfig } from "../../../../config/ldap.ts";
 import { isUniqueViolation } from "../../../../db/errors.ts";
 import { ApiError, badRequest, notFound } from "../../../../lib/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import type { Logger } from "../../../../lib/logger.ts";
-import type { UserRecord } from "./access-model.ts";
+import { createSemaphore } from "../../../../lib/semaphore.ts";
+import type { Snapshot, UserRecord } from "./access-model.ts";
 import type { ExternalLogin } from "./authenticate.ts";
 import type { OrgRole } from "./basic-roles.ts";
 import { keepCurrentOrg, setOrgRole } from "./external-users.ts";
@@ -26,6 +36,24 @@ export const LDAP_AUTH_MODULE = "ldap";
 export interface LdapSettings {
   allowSignUp: boolean;
   skipOrgRoleSync: boolean;
+  /** directory conversations at once (auth.ldap.max_concurrent_operations) */
+  maxConcurrent: number;
+  /** sign-ins that may wait for a slot (auth.ldap.max_queued_operations); beyond: 503 */
+  maxQueued: number;
+}
+
+/** what one run of the active sync did */
+export interface LdapSyncReport {
+  /** users the directory answered for */
+  checked: number;
+  /** users whose login, email, name, roles, server admin flag or teams changed */
+  updated: number;
+  /** users disabled (not found, or in no mapped group), their sessions ended */
+  disabled: number;
+  /** users left as they were because a server that might hold them could not answer */
+  unchanged: number;
+  /** the run stopped early: no server could be reached (nothing more was changed) */
+  unreachable: boolean;
 }
 
 export interface LdapService extends ExternalLogin {
@@ -37,7 +65,16 @@ export interface LdapService extends ExternalLogin {
   syncUser(userId: number): Promise<string>;
   /** POST /api/admin/ldap/reload: a new, already checked configuration */
   reload(config: LdapConfig): void;
+  /** the active sync: every enabled LDAP user against the directory, one at a time; `stopping` ends it between users */
+  syncAll(stopping?: () => boolean): Promise<LdapSyncReport>;
 }
+
+/** the answer when every directory slot is taken and the queue is full: the caller may retry shortly */
+const ldapBusy = () =>
+  new ApiError(503, "LDAP sign-in is busy: too many sign-ins are waiting for the directory, try again shortly", {
+    messageId: "ldap.busy",
+    headers: { "Retry-After": "1" },
+  });
 
 interface Mapped {
   /** organization id -> role; empty when the server has no group mappings */
@@ -69,24 +106,49 @@ export function mapGroups(server: LdapServerConfig, groups: readonly string[]): 
 
 type Search = { found: LdapUser; server: LdapServerConfig } | "wrongPassword" | "notFound" | "unavailable";
 
+interface SearchOptions {
+  /** the active sync: waits for a slot however long the queue, and collects server errors instead of logging each */
+  background?: { errors: Map<string, string>; failed: number };
+}
+
 export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: LdapSettings, logger: Logger): LdapService {
   let config = initial;
   const log = logger.child({ logger: "ldap" });
 
+  const directory = createSemaphore(settings.maxConcurrent);
+  /** at most maxConcurrent conversations; a sign-in finding the queue full is refused at once (never counted as a failed sign-in) */
+  const slot = <T>(work: () => Promise<T>, background: boolean): Promise<T> => {
+    if (!background && directory.active >= settings.maxConcurrent && directory.waiting >= settings.maxQueued) {
+      return Promise.reject(ldapBusy());
+    }
+    return directory.run(work);
+  };
+
   /** every server in order; the first that has the user decides */
-  const search = async (login: string, password?: string): Promise<Search> => {
+  const search = (login: string, password?: string, options: SearchOptions = {}): Promise<Search> =>
+    slot(() => searchServers(login, password, options), options.background !== undefined);
+  const searchServers = async (login: string, password: string | undefined, { background }: SearchOptions): Promise<Search> => {
     let failed = 0;
     let wrong = false;
     for (const server of config.servers) {
+      // single bind (bind_dn with %s) can search only with the user's password: without it
+      // (a lookup, the sync) the server cannot tell, which must never read as "not found"
+      if (password === undefined && server.bindDn.includes("%s")) {
+        failed++;
+        background?.errors.set(whereOf(server), "bind_dn binds as the user (single bind): users cannot be looked up without their password");
+        continue;
+      }
       try {
         const r = await findUser(server, login, password);
         if ("user" in r) return { found: r.user, server };
         if ("wrongPassword" in r) wrong = true;
       } catch (err) {
         failed++;
-        log.error("LDAP server unavailable: sign-in tries the next server, local users are not affected", { server: whereOf(server), error: (err as Error).message });
+        if (background) background.errors.set(whereOf(server), (err as Error).message);
+        else log.error("LDAP server unavailable: sign-in tries the next server, local users are not affected", { server: whereOf(server), error: (err as Error).message });
       }
     }
+    if (background) background.failed = failed;
     if (wrong) return "wrongPassword";
     // a server that could not answer might hold the user: "not found" (which disables a user)
     // only when every server answered; sign-in is refused either way
@@ -94,12 +156,30 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
   };
 
   /** the directory no longer has the user: disabled, sessions ended (the real product's sync does the same) */
-  const disableRemoved = async (user: UserRecord) => {
-    if (user.isDisabled) return;
-    await deps.pg.query("update users set is_disabled = true, disabled_by_directory = true, updated_at = now() where id = $1", [user.id]);
+  const disableRemoved = async (user: UserRecord, why = "user not found in LDAP: disabled"): Promise<boolean> => {
+    if (user.isDisabled) return false;
+    // "and not is_disabled": an administrator's disable made meanwhile stays an administrator's
+    const r = await deps.pg.query("update users set is_disabled = true, disabled_by_directory = true, updated_at = now() where id = $1 and not is_disabled", [user.id]);
+    if (!r.affectedRows) return false;
     await deps.pg.query("delete from sessions where user_id = $1", [user.id]);
     changed(deps);
-    log.info("user not found in LDAP: disabled", { login: user.login });
+    log.info(why, { login: user.login });
+    return true;
+  };
+
+  /** can any host of any server be reached (and its service account bind)? the sync's test of "the directory is down" */
+  const anyServerAnswers = async (): Promise<boolean> =>
+    slot(async () => (await Promise.all(config.servers.map((s) => pingServer(s)))).flat().some((h) => h.available), true);
+
+  /** would upsert change the user itself (login, email, name, server admin flag, org roles)? */
+  const differs = (snap: Snapshot, user: UserRecord, found: LdapUser, mapped: Mapped): boolean => {
+    const login = found.login.trim();
+    if (user.login !== login || user.email !== (found.email || login).trim() || (found.name !== "" && found.name !== user.name)) return true;
+    if (mapped.serverAdmin !== undefined && mapped.serverAdmin !== user.isServerAdmin) return true;
+    if (settings.skipOrgRoleSync || mapped.orgRoles.size === 0) return false;
+    const have = snap.memberships.get(user.id) ?? new Map<number, OrgRole>();
+    const want = [...mapped.orgRoles].filter(([orgId]) => snap.orgs.has(orgId));
+    return have.size !== want.length || want.some(([orgId, role]) => have.get(orgId) !== role);
   };
 
   /** creates or updates the user from the directory; undefined when it may not sign in */
@@ -260,6 +340,65 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
     reload(next) {
       config = next;
       log.info("LDAP config reloaded", { servers: next.servers.length });
+    },
+
+    async syncAll(stopping = () => false) {
+      const report: LdapSyncReport = { checked: 0, updated: 0, disabled: 0, unchanged: 0, unreachable: false };
+      if (config.servers.every((s) => s.bindDn.includes("%s"))) {
+        log.warn("LDAP active sync skipped: every server binds as the user (bind_dn with %s), so users cannot be looked up without their password");
+        return { ...report, unreachable: true };
+      }
+      const ids = [...(await deps.model.snapshot()).users.values()]
+        .filter((u) => u.authModule === LDAP_AUTH_MODULE && !u.isServiceAccount && !u.isDisabled)
+        .map((u) => u.id);
+      const background = { errors: new Map<string, string>(), failed: 0 };
+      /** servers that could not answer for some user (logged once at the end, not once per user) */
+      const partial = new Map<string, string>();
+      for (const id of ids) {
+        if (stopping()) break;
+        // as it is now: a sign-in, an administrator or an earlier user's sync may have changed it
+        const snap = await deps.model.snapshot();
+        const user = snap.users.get(id);
+        if (!user || user.isDisabled || user.authModule !== LDAP_AUTH_MODULE) continue;
+        background.errors.clear();
+        const r = await search(user.login, undefined, { background });
+        for (const [server, error] of background.errors) partial.set(server, error);
+        if (r === "unavailable" || r === "wrongPassword") {
+          report.unchanged++;
+          // no server answered for this user: the directory is down (the run ends, changing nothing
+          // more), unless a server still answers a status check (an error of this user's entry alone)
+          if (background.failed >= config.servers.length && !(await anyServerAnswers())) {
+            report.unreachable = true;
+            log.warn("LDAP active sync stopped: no LDAP server could be reached; no user was changed for it", {
+              servers: [...background.errors].map(([server, error]) => ({ server, error })),
+            });
+            break;
+          }
+          continue;
+        }
+        report.checked++;
+        if (r === "notFound") {
+          if (await disableRemoved(user, "LDAP active sync: user not found in LDAP: disabled, sessions ended")) report.disabled++;
+          continue;
+        }
+        const mapped = mapGroups(r.server, r.found.groups);
+        if (!mapped.allowed) {
+          if (await disableRemoved(user, "LDAP active sync: the user does not belong in any of the specified LDAP groups: disabled, sessions ended")) report.disabled++;
+          continue;
+        }
+        if (differs(snap, user, r.found, mapped)) {
+          if (await upsert(r.found, mapped, user)) report.updated++;
+          continue;
+        }
+        const teams = await syncTeams(deps, { userId: user.id, groups: r.found.groups, authModule: LDAP_AUTH_MODULE });
+        if (teams.added.length || teams.removed.length) report.updated++;
+      }
+      if (partial.size && !report.unreachable) {
+        log.warn("LDAP active sync: some LDAP servers could not be reached; the users they might hold were left as they were", {
+          servers: [...partial].map(([server, error]) => ({ server, error })),
+        });
+      }
+      return report;
     },
   };
 }

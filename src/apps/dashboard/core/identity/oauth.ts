@@ -1,28 +1,33 @@
 // OpenID Connect / OAuth2 sign-in for the admin page, in the real product's
 // [auth.generic_oauth] model (docs/authentication.md, "OpenID Connect"):
 // authorization code with PKCE, state and nonce through openid-client; the
-// claims of the ID token and userinfo; allowed domains and groups; the role
-// from role_attribute_path (JMESPath); the user created or updated (linked by
-// the provider's subject, user_auth); the main organization's role; team sync
+// claims of the ID token and userinfo (oauth-claims.ts); allowed domains and
+// groups; the organizations and roles from role_attribute_path, org_attribute_path
+// and org_mapping (oauth-orgs.ts), left alone for a returning user with
+// skip_org_role_sync; the user created or updated (linked by the provider's
+// subject, user_auth), its login and email never another user's; team sync
 // from the groups. A flow's state, nonce and PKCE verifier stay here, in
 // memory, under an opaque id the browser's cookie holds: single use, ten
 // minutes. Tokens from the provider are never stored in plain text: only the
 // ID token, sealed, for the provider's sign-out (id_token_hint).
 import { readFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
 import { randomBytes } from "node:crypto";
 import * as oidc from "openid-client";
-import { search as jmesSearch } from "jmespath";
 import { isUniqueViolation } from "../../../../db/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import type { Logger } from "../../../../lib/logger.ts";
-import type { UserRecord } from "./access-model.ts";
-import { isOrgRole, type OrgRole } from "./basic-roles.ts";
+import type { Snapshot, UserRecord } from "./access-model.ts";
+import type { OrgRole } from "./basic-roles.ts";
 import { keepCurrentOrg, setOrgRole } from "./external-users.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
+import { createClaimReader, OAuthRefusal, type ClaimReader, type Claims, type ClaimSettings } from "./oauth-claims.ts";
+import { createOrgMapper, parseOrgMapping, type OrgMapper } from "./oauth-orgs.ts";
+import { tlsFetch } from "./oauth-tls.ts";
 import { syncTeams } from "./team-sync.ts";
 import { sha256 } from "./tokens.ts";
+import { holderOf } from "./users.ts";
+
+export { OAuthRefusal } from "./oauth-claims.ts";
 
 /** users.auth_module of users this provider signed in (the real product's module name) */
 export const OAUTH_AUTH_MODULE = "oauth_generic_oauth";
@@ -32,7 +37,7 @@ export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
 const FLOWS_MAX = 10_000;
 
 /** auth.generic_oauth (config/schema.ts), with auth.oauth_allow_insecure_email_lookup */
-export interface OAuthSettings {
+export interface OAuthSettings extends ClaimSettings {
   name: string;
   client_id: string;
   client_secret: string;
@@ -43,11 +48,8 @@ export interface OAuthSettings {
   token_url: string;
   api_url: string;
   use_pkce: boolean;
-  role_attribute_path: string;
-  role_attribute_strict: boolean;
-  allow_assign_grafana_admin: boolean;
-  groups_attribute_path: string;
-  login_attribute_path: string;
+  skip_org_role_sync: boolean;
+  org_mapping: readonly string[];
   allowed_domains: readonly string[];
   allowed_groups: readonly string[];
   allow_sign_up: boolean;
@@ -64,14 +66,6 @@ export interface TokenSealer {
   write(db: IdentityDeps["pg"], owner: string, sealed: ReadonlyArray<{ field: string; sealed: string }>): Promise<void>;
   open(owner: string): Promise<Record<string, string>>;
   remove(db: IdentityDeps["pg"], owner: string, fields?: readonly string[]): Promise<void>;
-}
-
-/** a sign-in refused: the message is shown on the sign-in page (it holds no secret) */
-export class OAuthRefusal extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "OAuthRefusal";
-  }
 }
 
 export interface OAuthService {
@@ -115,39 +109,6 @@ export function clientSecretOf(s: Pick<OAuthSettings, "client_secret" | "client_
 /** entries of a list setting, also split on spaces (the real product accepts both separators) */
 const words = (list: readonly string[]) => list.flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== "");
 
-/** a JMESPath expression over the claims; undefined when empty, invalid or not found */
-export function searchClaims(expression: string, claims: Record<string, unknown>): unknown {
-  if (!expression.trim()) return undefined;
-  try {
-    const v = jmesSearch(claims, expression) as unknown;
-    return v === null ? undefined : v;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The real product's role mapping: role_attribute_path's value if it is a valid role
- * ("GrafanaAdmin": Admin, and server admin when allow_assign_grafana_admin); else refused with
- * role_attribute_strict, or Viewer. serverAdmin undefined: left as it is.
- */
-export function mapRole(s: Pick<OAuthSettings, "role_attribute_path" | "role_attribute_strict" | "allow_assign_grafana_admin">, claims: Record<string, unknown>): { role: OrgRole; serverAdmin: boolean | undefined } | undefined {
-  const value = searchClaims(s.role_attribute_path, claims);
-  const text = typeof value === "string" ? value : "";
-  const serverAdmin = s.allow_assign_grafana_admin ? text === "GrafanaAdmin" : undefined;
-  if (text === "GrafanaAdmin") return { role: "Admin", serverAdmin };
-  if (isOrgRole(text)) return { role: text, serverAdmin };
-  if (s.role_attribute_strict) return undefined;
-  return { role: "Viewer", serverAdmin };
-}
-
-/** the groups of groups_attribute_path (a list of strings, or one string); [] without it */
-export function groupsOf(expression: string, claims: Record<string, unknown>): string[] {
-  const v = searchClaims(expression, claims);
-  if (typeof v === "string") return [v];
-  return Array.isArray(v) ? v.filter((g): g is string => typeof g === "string") : [];
-}
-
 export function createOAuth(deps: IdentityDeps, s: OAuthSettings, sealer: TokenSealer, logger: Logger): OAuthService {
   const log = logger.child({ logger: "oauth.generic_oauth" });
   const secret = clientSecretOf(s);
@@ -156,6 +117,10 @@ export function createOAuth(deps: IdentityDeps, s: OAuthSettings, sealer: TokenS
   const allowedDomains = words(s.allowed_domains).map((d) => d.toLowerCase());
   const allowedGroups = words(s.allowed_groups);
   const scopes = words(s.scopes);
+  const reader: ClaimReader = createClaimReader(s, (msg, fields) => log.warn(msg, fields));
+  const mapping = parseOrgMapping(s.org_mapping, s.role_attribute_strict);
+  for (const problem of mapping.problems) log.warn("auth.generic_oauth.org_mapping: entry not used as written", { problem });
+  const orgMapper: OrgMapper = createOrgMapper(mapping.entries, s.role_attribute_strict, (msg, fields) => log.warn(msg, fields));
 
   let configuration: Promise<oidc.Configuration> | undefined;
   /** discovered once (again after a failure): a provider down at start does not stop the server */
@@ -227,29 +192,73 @@ export function createOAuth(deps: IdentityDeps, s: OAuthSettings, sealer: TokenS
     return new OAuthRefusal(`Sign-in with ${s.name} failed: ${/fetch failed|ECONNREFUSED|ENOTFOUND|timed out/i.test(message) ? "the provider cannot be reached" : "the provider's answer was not valid"}`);
   };
 
-  /** creates, links or updates the user; OAuthRefusal when it may not sign in */
-  const upsert = async (sub: string, login: string, email: string, name: string, role: OrgRole, serverAdmin: boolean | undefined): Promise<number> => {
+  const existsAlready = () => new OAuthRefusal("A user with this email or login exists already and is not linked to this provider: ask an administrator");
+
+  /**
+   * The user the provider's subject is linked to; else, with oauth_allow_insecure_email_lookup, the
+   * user with the email (never a server admin or a user with a second factor: stricter than the real
+   * product, docs/choices.md); else none (a new user). OAuthRefusal when it may not sign in.
+   */
+  const findUser = async (snap: Snapshot, sub: string, login: string, email: string): Promise<UserRecord | undefined> => {
     const linked = await deps.pg.query<{ user_id: number }>("select user_id from user_auth where auth_module = $1 and auth_id = $2", [OAUTH_AUTH_MODULE, sub]);
+    const user = linked.rows[0] ? snap.users.get(linked.rows[0].user_id) : undefined;
+    if (user) return user;
+    const byEmail = [...snap.users.values()].find((u) => !u.isServiceAccount && u.email.toLowerCase() === email.toLowerCase());
+    if (s.allowInsecureEmailLookup && byEmail) {
+      const secondFactor = await deps.pg.query("select 1 from user_second_factor where user_id = $1", [byEmail.id]);
+      if (byEmail.isServerAdmin || secondFactor.rows.length > 0) {
+        // one message for both: the sign-in page does not tell which the account is
+        log.warn("OAuth sign-in refused: the user with this email is a server admin or has a second factor, and is never linked by email", { login: byEmail.login });
+        throw new OAuthRefusal("The user with this email is a server administrator or has a second factor: such a user is never linked to a provider by email; ask an administrator");
+      }
+      log.info("OAuth user linked to an existing user by email (auth.oauth_allow_insecure_email_lookup)", { login: byEmail.login });
+      return byEmail;
+    }
+    if (byEmail || holderOf(snap, [login, email])) {
+      log.warn("OAuth sign-in refused: another user holds the email or login", { login });
+      throw existsAlready();
+    }
+    if (!s.allow_sign_up) {
+      log.info("OAuth sign-in refused: unknown user and auth.generic_oauth.allow_sign_up is off", { login });
+      throw new OAuthRefusal("Sign up is disabled: ask an administrator to create your user");
+    }
+    return undefined;
+  };
+
+  /**
+   * The organizations and roles, and the server admin flag, the claims give; undefined: left as
+   * they are (a returning user with skip_org_role_sync: the real product evaluates nothing then).
+   * A new user with skip_org_role_sync gets them once, without the server admin flag.
+   */
+  const rolesFor = (claims: Claims, user: UserRecord | undefined, snap: Snapshot): { orgRoles: Map<number, OrgRole>; serverAdmin: boolean | undefined } | undefined => {
+    if (user && s.skip_org_role_sync) return undefined;
+    const direct = reader.role(claims);
+    const orgRoles = orgMapper.map(orgMapper.active ? reader.externalOrgs(claims) : [], direct.role, snap.orgs);
+    if (!orgRoles) {
+      log.info("OAuth sign-in refused: role_attribute_path and org_mapping gave no valid role and role_attribute_strict is on", { login: user?.login ?? "" });
+      throw new OAuthRefusal(`${s.name} did not give a valid role (Admin, Editor, Viewer or None) and a role is required to sign in`);
+    }
+    return { orgRoles, serverAdmin: s.skip_org_role_sync ? undefined : direct.serverAdmin };
+  };
+
+  /** creates, links or updates the user; OAuthRefusal when it may not sign in (nothing is written then) */
+  const upsert = async (claims: Claims, sub: string, login: string, email: string, name: string): Promise<{ userId: number; orgs: number }> => {
     const snap = await deps.model.snapshot();
-    let user: UserRecord | undefined = linked.rows[0] ? snap.users.get(linked.rows[0].user_id) : undefined;
-    if (!user) {
-      const holder = snap.byLogin.get(email.toLowerCase()) ?? snap.byLogin.get(login.toLowerCase());
-      const byEmail = [...snap.users.values()].find((u) => !u.isServiceAccount && u.email.toLowerCase() === email.toLowerCase());
-      if (s.allowInsecureEmailLookup && byEmail) {
-        user = byEmail;
-        log.info("OAuth user linked to an existing user by email (auth.oauth_allow_insecure_email_lookup)", { login: user.login });
-      } else if (holder || byEmail) {
-        log.warn("OAuth sign-in refused: another user holds the email or login", { login });
-        throw new OAuthRefusal("A user with this email or login exists already and is not linked to this provider: ask an administrator");
-      } else if (!s.allow_sign_up) {
-        log.info("OAuth sign-in refused: unknown user and auth.generic_oauth.allow_sign_up is off", { login });
-        throw new OAuthRefusal("Sign up is disabled: ask an administrator to create your user");
+    const existing = await findUser(snap, sub, login, email);
+    if (existing?.isServiceAccount) throw new OAuthRefusal("This account cannot sign in");
+    if (existing?.isDisabled) throw new OAuthRefusal("The user is disabled");
+    // a linked local user keeps its login and password (the provider only vouches for the email)
+    const external = !existing || existing.authModule === OAUTH_AUTH_MODULE || !existing.passwordHash;
+    const newLogin = external ? login : existing.login;
+    if (existing) {
+      // the login and email follow the provider: never onto another user's login or email (either column)
+      const moved = [newLogin, email].filter((k, i) => k.toLowerCase() !== [existing.login, existing.email][i]!.toLowerCase());
+      if (holderOf(snap, moved, existing.id)) {
+        log.warn("OAuth sign-in refused: the provider's login or email for the user is another user's", { login: existing.login });
+        throw new OAuthRefusal(`The login or email ${s.name} now gives for you belongs to another user here: the sign-in is refused; ask an administrator`);
       }
     }
-    if (user?.isServiceAccount) throw new OAuthRefusal("This account cannot sign in");
-    if (user?.isDisabled) throw new OAuthRefusal("The user is disabled");
-    const existing = user;
-    const hasMainOrg = snap.orgs.has(1);
+    const roles = rolesFor(claims, existing, snap);
     return deps.pg
       .transaction(async (tx) => {
         let userId: number;
@@ -257,27 +266,29 @@ export function createOAuth(deps: IdentityDeps, s: OAuthSettings, sealer: TokenS
           const row = await tx.query<{ id: number }>(
             `insert into users (uid, login, email, name, password_hash, is_server_admin, auth_module)
              values ($1, $2, $3, $4, null, $5, $6) returning id`,
-            [newUid(), login, email, name, serverAdmin ?? false, OAUTH_AUTH_MODULE],
+            [newUid(), login, email, name, roles?.serverAdmin ?? false, OAUTH_AUTH_MODULE],
           );
           userId = row.rows[0]!.id;
         } else {
           userId = existing.id;
-          // a linked local user keeps its login and password (the provider only vouches for the email)
-          const external = existing.authModule === OAUTH_AUTH_MODULE || !existing.passwordHash;
           await tx.query(
             `update users set login = $2, email = $3, name = $4, auth_module = $5, is_server_admin = coalesce($6, is_server_admin), updated_at = now() where id = $1`,
-            [userId, external ? login : existing.login, email, name || existing.name, external ? OAUTH_AUTH_MODULE : existing.authModule, serverAdmin ?? null],
+            [userId, newLogin, email, name || existing.name, external ? OAUTH_AUTH_MODULE : existing.authModule, roles?.serverAdmin ?? null],
           );
         }
         await tx.query("insert into user_auth (user_id, auth_module, auth_id) values ($1, $2, $3) on conflict do nothing", [userId, OAUTH_AUTH_MODULE, sub]);
-        if (hasMainOrg) await setOrgRole(tx, 1, userId, role);
+        if (roles) {
+          // with org_mapping the memberships follow it; without, only the main organization's role is set
+          if (orgMapper.active) await tx.query("delete from org_members where user_id = $1 and not (org_id = any($2::int[]))", [userId, [...roles.orgRoles.keys()]]);
+          for (const [orgId, role] of roles.orgRoles) await setOrgRole(tx, orgId, userId, role);
+        }
         await keepCurrentOrg(tx, userId);
-        return userId;
+        return { userId, orgs: roles?.orgRoles.size ?? -1 };
       })
       .catch((err: unknown) => {
         if (isUniqueViolation(err, "users_login_key", "users_email_key")) {
           log.warn("OAuth sign-in refused: the login or email is another user's", { login });
-          throw new OAuthRefusal("A user with this email or login exists already and is not linked to this provider: ask an administrator");
+          throw existsAlready();
         }
         throw err;
       });
@@ -343,34 +354,25 @@ export function createOAuth(deps: IdentityDeps, s: OAuthSettings, sealer: TokenS
       } catch (err) {
         throw refusalOf(err);
       }
-      const sub = typeof claims.sub === "string" ? claims.sub : "";
-      const email = typeof claims.email === "string" ? claims.email.trim() : "";
-      if (!sub) throw new OAuthRefusal(`${s.name} did not name the user (no sub claim)`);
-      if (!email || !email.includes("@")) throw new OAuthRefusal(`${s.name} gave no email address for the user: it is needed to sign in`);
+      const sub = reader.sub(claims);
+      const email = reader.email(claims);
       const domain = email.slice(email.lastIndexOf("@") + 1).toLowerCase();
       if (allowedDomains.length && !allowedDomains.includes(domain)) {
         log.info("OAuth sign-in refused: email domain not allowed", { domain });
         throw new OAuthRefusal("Required email domain not fulfilled: your email domain may not sign in here");
       }
-      const groups = groupsOf(s.groups_attribute_path, claims);
+      const groups = reader.groups(claims);
       if (allowedGroups.length && !groups.some((g) => allowedGroups.includes(g))) {
         log.info("OAuth sign-in refused: not a member of an allowed group", { email });
         throw new OAuthRefusal("User not a member of one of the required groups");
       }
-      const mapped = mapRole(s, claims);
-      if (!mapped) {
-        log.info("OAuth sign-in refused: role_attribute_path gave no valid role and role_attribute_strict is on", { email });
-        throw new OAuthRefusal(`${s.name} did not give a valid role (Admin, Editor, Viewer or None) and a role is required to sign in`);
-      }
-      const loginValue = searchClaims(s.login_attribute_path, claims) ?? claims.login;
-      const login = (typeof loginValue === "string" && loginValue.trim() ? loginValue : email).trim();
-      const name = [claims.name, claims.display_name, claims.preferred_username].find((v): v is string => typeof v === "string" && v.trim() !== "") ?? login;
-      const userId = await upsert(sub, login, email, name.trim(), mapped.role, mapped.serverAdmin);
+      const login = reader.login(claims, email);
+      const { userId, orgs } = await upsert(claims, sub, login, email, reader.name(claims, login));
       changed(deps);
       await syncTeams(deps, { userId, groups, authModule: OAUTH_AUTH_MODULE });
       const user = (await deps.model.snapshot()).users.get(userId);
       if (!user) throw new OAuthRefusal("The user could not be signed in");
-      log.info("OAuth sign-in", { login: user.login, role: mapped.role, groups: groups.length });
+      log.info("OAuth sign-in", { login: user.login, orgs: orgs < 0 ? "kept (skip_org_role_sync)" : orgs, groups: groups.length });
       return { user, idToken };
     },
 
@@ -398,47 +400,4 @@ export function createOAuth(deps: IdentityDeps, s: OAuthSettings, sealer: TokenS
       return oidc.buildEndSessionUrl(c, { id_token_hint: idToken, post_logout_redirect_uri: postLogoutRedirectUri, client_id: s.client_id }).href;
     },
   };
-}
-
-/**
- * fetch over node:https with the provider's CA (tls_client_ca) or without verification
- * (tls_skip_verify_insecure); undefined: the platform's fetch. Used for discovery, the token,
- * userinfo and JWKS requests.
- */
-function tlsFetch(s: Pick<OAuthSettings, "tls_client_ca" | "tls_skip_verify_insecure">): oidc.CustomFetch | undefined {
-  if (!s.tls_client_ca && !s.tls_skip_verify_insecure) return undefined;
-  let ca: string | undefined;
-  if (s.tls_client_ca) {
-    try {
-      ca = readFileSync(s.tls_client_ca, "utf8");
-    } catch (err) {
-      throw new Error(`auth.generic_oauth.tls_client_ca: cannot read ${s.tls_client_ca}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-  }
-  return (url, options) =>
-    new Promise<Response>((resolve, reject) => {
-      const target = new URL(url);
-      const headers: Record<string, string> = {};
-      new Headers(options.headers as HeadersInit).forEach((v, k) => (headers[k] = v));
-      const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-      const req = send(target, {
-        method: options.method,
-        headers,
-        ...(target.protocol === "https:" ? { rejectUnauthorized: !s.tls_skip_verify_insecure, ...(ca ? { ca } : {}) } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", reject);
-        res.on("end", () => {
-          const h = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(", ") : v);
-          resolve(new Response(res.statusCode === 204 ? null : Buffer.concat(chunks), { status: res.statusCode ?? 500, headers: h }));
-        });
-      });
-      req.on("error", reject);
-      const body = options.body;
-      if (body === undefined || body === null) req.end();
-      else req.end(typeof body === "string" ? body : body instanceof URLSearchParams ? body.toString() : Buffer.from(body as ArrayBuffer));
-    });
 }

@@ -4,7 +4,7 @@ import { sha256 } from "./tokens.ts";
 import { createHash } from "node:crypto";
 import { ApiError, badRequest, notFound } from "../../../../lib/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
-import { toUser, type UserRecord } from "./access-model.ts";
+import { toUser, type Snapshot, type UserRecord } from "./access-model.ts";
 import type { OrgRole } from "./basic-roles.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords.ts";
@@ -21,6 +21,22 @@ export interface NewUser {
   isServerAdmin?: boolean | undefined;
 }
 
+/**
+ * The user (or service account), other than `except`, whose login or email is one of the keys,
+ * without regard to case: logins and emails share one namespace (a login may not be another
+ * user's email, nor an email another user's login), which the users table's two unique indexes
+ * alone do not hold. Every path that writes a login or email asks this first: creation, the
+ * profile update, the external sign-ins.
+ */
+export function holderOf(snap: Snapshot, keys: readonly string[], except?: number): UserRecord | undefined {
+  for (const key of keys) {
+    if (!key) continue;
+    const other = snap.byLogin.get(key.toLowerCase());
+    if (other && other.id !== except) return other;
+  }
+  return undefined;
+}
+
 export async function createUser(deps: IdentityDeps, input: NewUser): Promise<UserRecord> {
   const login = (input.login ?? input.email ?? "").trim();
   const email = (input.email ?? input.login ?? "").trim();
@@ -32,8 +48,7 @@ export async function createUser(deps: IdentityDeps, input: NewUser): Promise<Us
   const orgId = input.orgId ?? 1;
   const org = await deps.pg.query("select 1 from orgs where id = $1", [orgId]);
   if (!org.rows.length) throw badRequest("organization not found");
-  const snap = await deps.model.snapshot();
-  if (snap.byLogin.has(login.toLowerCase()) || snap.byLogin.has(email.toLowerCase())) {
+  if (holderOf(await deps.model.snapshot(), [login, email])) {
     throw new ApiError(412, `User with email '${email}' or username '${login}' already exists`);
   }
   const hash = await hashPassword(input.password);
@@ -116,11 +131,7 @@ export async function updateUser(deps: IdentityDeps, userId: number, input: { lo
   requireMaxLength("login", login, NAME_LIMITS.userLogin);
   requireMaxLength("email", email, NAME_LIMITS.userEmail);
   requireMaxLength("name", input.name, NAME_LIMITS.userName);
-  const snap = await deps.model.snapshot();
-  for (const key of [login, email]) {
-    const other = snap.byLogin.get(key.toLowerCase());
-    if (other && other.id !== userId) throw new ApiError(409, "Update would result in user login conflict");
-  }
+  if (holderOf(await deps.model.snapshot(), [login, email], userId)) throw new ApiError(409, "Update would result in user login conflict");
   await deps.pg.query("update users set login = $2, email = $3, name = $4, theme = $5, updated_at = now() where id = $1", [
     userId, login || email, email || login, input.name ?? user.name, input.theme ?? user.theme,
   ]).catch((err: unknown) => {

@@ -1,0 +1,185 @@
+// OTLP log records as log store streams, mapped as the real product maps
+// them (its push/otlp.go): resource attributes chosen as index labels become
+// the stream's labels (names normalized: dots to underscores), the others
+// structured metadata; scope attributes, scope name and version, log
+// attributes, severity, trace and span ids, flags and the observed time
+// become structured metadata; the body becomes the line (pdata's AsString:
+// maps and arrays as JSON). A resource without service.name gets
+// service_name="unknown_service". Records whose labels are invalid are
+// refused and counted, not the whole request.
+import { list, own, str, num, idHex, valueText, attributeToLabels } from "../../../lib/otlp/values.ts";
+import { nanos } from "../../../lib/otlp/proto.ts";
+import { toWellFormed } from "../../../lib/storable-text.ts";
+import { ApiError } from "../../../lib/errors.ts";
+import { decodeContent, decodeContentSync } from "../../../lib/content-encoding.ts";
+import { decodeOtlp, otlpEncodingOf, type OtlpEncoding } from "../../../lib/otlp/http.ts";
+import { otlpRules, type OtlpConfig } from "./otlp-config.ts";
+import { labelText, type PushEntry, type PushStream } from "./push-decode.ts";
+import type { OtlpRules } from "./otlp-config.ts";
+
+export interface OtlpLogs {
+  streams: PushStream[];
+  /** log records in the request */
+  records: number;
+  /** records refused while mapping (invalid labels), with why */
+  refused: number;
+  errors: string[];
+}
+
+const SERVICE_NAME = "service_name";
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+type Pairs = Array<[string, string]>;
+
+/** attributes sorted by the rules into labels and metadata (drop: neither) */
+function split(kvs: unknown[], where: string, choose: (name: string) => string, labels: Record<string, string> | null, metadata: Pairs): void {
+  for (let i = 0; i < kvs.length; i++) {
+    const key = str(kvs[i], "key", `${where}[${i}]`);
+    const action = choose(key);
+    if (action === "drop") continue;
+    const pairs = attributeToLabels(kvs[i], `${where}[${i}]`, []);
+    if (action === "index_label" && labels) for (const [k, v] of pairs) labels[k] = toWellFormed(v);
+    else for (const p of pairs) metadata.push(p);
+  }
+}
+
+/** the request's records grouped into streams; `nowNs`: the time of records that carry none */
+export function otlpLogsToStreams(request: Record<string, unknown>, rules: OtlpRules, nowNs: bigint): OtlpLogs {
+  const byText = new Map<string, PushStream>();
+  const out: OtlpLogs = { streams: [], records: 0, refused: 0, errors: [] };
+  const resourceLogs = list(request, "resourceLogs", "resourceLogs");
+  for (let r = 0; r < resourceLogs.length; r++) {
+    const rl = resourceLogs[r];
+    const at = `resourceLogs[${r}]`;
+    const resource = own(rl, "resource") ? (rl as Record<string, unknown>).resource : undefined;
+    const resourceAttrs = list(resource, "attributes", `${at}.resource.attributes`);
+    const labels: Record<string, string> = {};
+    const resourceMetadata: Pairs = [];
+    split(resourceAttrs, `${at}.resource.attributes`, rules.resource, labels, resourceMetadata);
+    const hasServiceName = resourceAttrs.some((kv, i) => str(kv, "key", `${at}.resource.attributes[${i}]`) === "service.name" && valueText((kv as Record<string, unknown>).value, `${at}.resource.attributes[${i}].value`) !== "");
+    if (!hasServiceName) labels[SERVICE_NAME] = "unknown_service";
+    const scopeLogs = list(rl, "scopeLogs", at);
+    let count = 0;
+    for (let s = 0; s < scopeLogs.length; s++) count += list(scopeLogs[s], "logRecords", `${at}.scopeLogs[${s}]`).length;
+    out.records += count;
+    const badName = Object.keys(labels).find((k) => !LABEL_NAME.test(k));
+    if (badName !== undefined) {
+      out.refused += count;
+      out.errors.push(`invalid labels: "${badName}" is not a valid label name`);
+      continue;
+    }
+    for (const [k, v] of Object.entries(labels)) if (v === "") delete labels[k];
+    const resourceText = labelText(labels);
+    for (let s = 0; s < scopeLogs.length; s++) {
+      const sl = scopeLogs[s] as Record<string, unknown>;
+      const sat = `${at}.scopeLogs[${s}]`;
+      const scope = own(sl, "scope") ? sl.scope : undefined;
+      const scopeMetadata: Pairs = [];
+      split(list(scope, "attributes", `${sat}.scope.attributes`), `${sat}.scope.attributes`, rules.scope, null, scopeMetadata);
+      const scopeName = str(scope, "name", `${sat}.scope`);
+      const scopeVersion = str(scope, "version", `${sat}.scope`);
+      const scopeDropped = num(scope, "droppedAttributesCount", `${sat}.scope`);
+      if (scopeName) scopeMetadata.push(["scope_name", scopeName]);
+      if (scopeVersion) scopeMetadata.push(["scope_version", scopeVersion]);
+      if (scopeDropped) scopeMetadata.push(["scope_dropped_attributes_count", String(scopeDropped)]);
+      const records = list(sl, "logRecords", sat);
+      for (let i = 0; i < records.length; i++) {
+        const rec = records[i] as Record<string, unknown>;
+        const rat = `${sat}.logRecords[${i}]`;
+        const recordLabels: Record<string, string> = {};
+        const metadata: Pairs = [];
+        split(list(rec, "attributes", `${rat}.attributes`), `${rat}.attributes`, rules.log, recordLabels, metadata);
+        const time = nanos(own(rec, "timeUnixNano") ? rec.timeUnixNano : undefined);
+        const observed = nanos(own(rec, "observedTimeUnixNano") ? rec.observedTimeUnixNano : undefined);
+        if (time !== 0n && observed !== 0n) metadata.push(["observed_timestamp", observed.toString()]);
+        const severityNumber = num(rec, "severityNumber", rat);
+        if (severityNumber) metadata.push(["severity_number", String(severityNumber)]);
+        const severityText = str(rec, "severityText", rat);
+        if (severityText) {
+          if (rules.severityTextAsLabel) recordLabels.severity_text = toWellFormed(severityText);
+          metadata.push(["severity_text", severityText]);
+        }
+        const dropped = num(rec, "droppedAttributesCount", rat);
+        if (dropped) metadata.push(["dropped_attributes_count", String(dropped)]);
+        const flags = num(rec, "flags", rat);
+        if (flags) metadata.push(["flags", String(flags)]);
+        const traceId = idHex(rec, "traceId", rat);
+        if (traceId) metadata.push(["trace_id", traceId]);
+        const spanId = idHex(rec, "spanId", rat);
+        if (spanId) metadata.push(["span_id", spanId]);
+        for (const p of resourceMetadata) metadata.push(p);
+        for (const p of scopeMetadata) metadata.push(p);
+
+        let streamLabels = labels;
+        let text = resourceText;
+        const badRecordLabel = Object.keys(recordLabels).find((k) => !LABEL_NAME.test(k));
+        if (badRecordLabel !== undefined) {
+          out.refused++;
+          out.errors.push(`invalid labels with log attributes: "${badRecordLabel}" is not a valid label name`);
+          continue;
+        }
+        if (Object.keys(recordLabels).length) {
+          streamLabels = { ...labels, ...recordLabels };
+          for (const [k, v] of Object.entries(streamLabels)) if (v === "") delete streamLabels[k];
+          text = labelText(streamLabels);
+        }
+        let stream = byText.get(text);
+        if (!stream) {
+          stream = { labels: streamLabels, text, entries: [] };
+          byText.set(text, stream);
+        }
+        const entry: PushEntry = {
+          ts: time !== 0n ? time : observed !== 0n ? observed : nowNs,
+          line: toWellFormed(valueText(own(rec, "body") ? rec.body : undefined, `${rat}.body`)),
+        };
+        if (metadata.length) {
+          const m: Record<string, string> = {};
+          // the first of a name wins: the record's own attributes before the resource's and the scope's
+          for (const [k, v] of metadata) if (!Object.hasOwn(m, k) && k !== "") m[k] = toWellFormed(v);
+          entry.metadata = m;
+        }
+        stream.entries.push(entry);
+      }
+    }
+  }
+  out.streams = [...byText.values()];
+  return out;
+}
+
+
+export interface DecodeOtlpLogsInput {
+  body: Uint8Array;
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+  maxBytes: number;
+  /** the tenant's otlp_config and the process's default index labels */
+  config: OtlpConfig;
+  defaultIndexLabels: readonly string[];
+  /** the time given to records that carry none, ns */
+  nowNs: bigint;
+}
+
+/** the real product's refusal of another Content-Type */
+const unsupported = (type: string) => new ApiError(400, `content type: ${type} is not supported`);
+
+/** a body's records as streams; every problem with the body a 400 naming what failed */
+export async function decodeOtlpLogs(input: DecodeOtlpLogsInput): Promise<OtlpLogs> {
+  const encoding = otlpEncodingOf(input.contentType, unsupported);
+  return mapped(await decodeContent(input.body, input.contentEncoding, input.maxBytes), encoding, input);
+}
+
+/** decodeOtlpLogs on a thread that may block (a decoding worker) */
+export function decodeOtlpLogsSync(input: DecodeOtlpLogsInput): OtlpLogs {
+  const encoding = otlpEncodingOf(input.contentType, unsupported);
+  return mapped(decodeContentSync(input.body, input.contentEncoding, input.maxBytes), encoding, input);
+}
+
+function mapped(bytes: Uint8Array, encoding: OtlpEncoding, input: DecodeOtlpLogsInput): OtlpLogs {
+  const request = decodeOtlp("ExportLogsServiceRequest", bytes, encoding, input.maxBytes);
+  try {
+    return otlpLogsToStreams(request, otlpRules(input.config, input.defaultIndexLabels), input.nowNs);
+  } catch (err) {
+    if (err instanceof TypeError || err instanceof RangeError) throw new ApiError(400, `invalid OTLP logs request: ${err.message}`);
+    throw err;
+  }
+}
