@@ -88,6 +88,31 @@ function remoteWriteAt(ms: bigint): Uint8Array {
   const request = [0x0a, series.length, ...series];
   return snappy.compress(new Uint8Array(request)) as Uint8Array;
 }
+/** an ExportLogsServiceRequest whose one record's body is an array value nested `depth` deep */
+function nestedOtlpBody(depth: number): Uint8Array {
+  const len = (n: number) => varint(BigInt(n));
+  // each level: AnyValue{array_value(5): ArrayValue{values(1): <the level below>}}; sizes from the inside out
+  const sizes: number[] = [];
+  let size = 0;
+  for (let i = 0; i < depth; i++) {
+    const array = 1 + len(size).length + size;
+    size = 1 + len(array).length + array;
+    sizes.push(size);
+  }
+  const bytes: number[] = [];
+  for (let i = depth - 1; i >= 0; i--) {
+    const below = i > 0 ? sizes[i - 1]! : 0;
+    bytes.push(0x2a, ...len(1 + len(below).length + below), 0x0a, ...len(below));
+  }
+  // LogRecord.body(5) in ScopeLogs.log_records(2) in ResourceLogs.scope_logs(2) in the request's resource_logs(1)
+  const wrap = (tag: number, body: number[]) => {
+    const out = [tag, ...len(body.length)];
+    for (const b of body) out.push(b);
+    return out;
+  };
+  return new Uint8Array(wrap(0x0a, wrap(0x12, wrap(0x12, wrap(0x2a, bytes)))));
+}
+
 const protobufLogs = (seconds: string) =>
   snappy.compress(PushRequestType.encode(PushRequestType.fromObject({ streams: [{ labels: '{app="t"}', entries: [{ timestamp: { seconds, nanos: 0 }, line: "x" }] }] })).finish()) as Uint8Array;
 
@@ -97,6 +122,16 @@ export const ATTACKS: readonly Attack[] = [
   { name: "#0 6-byte snappy remote write", service: "metrics", method: "POST", path: "/api/v1/push", headers: RW, body: () => new Uint8Array([0x05, 0xfc, 0x00, 0x00, 0x00, 0x80]), expect: [400] },
   { name: "#4 snappy bomb (declares 2 GiB in 7 bytes)", service: "metrics", method: "POST", path: "/api/v1/push", headers: RW, body: () => new Uint8Array([0xf0, 0xff, 0xff, 0xff, 0x07, 0x00, 0x00]), expect: [400, 413] },
   { name: "#5 gzip bomb (1 GiB of zeros) on log push", service: "logs", method: "POST", path: "/svc/api/v1/push", headers: { "X-Scope-OrgID": "attacker", "Content-Type": "application/json", "Content-Encoding": "gzip" }, body: () => gzipBomb(1024), expect: [400, 413] },
+  { name: "#5 gzip bomb (1 GiB of zeros) on OTLP logs", service: "logs", method: "POST", path: "/otlp/v1/logs", headers: { "X-Scope-OrgID": "attacker", "Content-Type": "application/x-protobuf", "Content-Encoding": "gzip" }, body: () => gzipBomb(1024), expect: [400, 413] },
+  {
+    // 400k nested array values in 800 KB: each decoder level is a stack frame
+    name: "#24 OTLP log body nested 400,000 AnyValues deep", service: "logs", method: "POST", path: "/otlp/v1/logs", headers: { "X-Scope-OrgID": "attacker", "Content-Type": "application/x-protobuf" },
+    body: () => nestedOtlpBody(400_000), expect: [400, 413],
+  },
+  {
+    name: "#24 OTLP/JSON log body nested 100,000 arrays deep", service: "logs", method: "POST", path: "/otlp/v1/logs", headers: { "X-Scope-OrgID": "attacker", "Content-Type": "application/json" },
+    body: () => `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":${'{"arrayValue":{"values":['.repeat(100_000)}${"]}}".repeat(100_000)}}]}]}]}`, expect: [400],
+  },
   { name: "#2 PromQL count_over_time(vector(1)[4d:10ms])", service: "metrics", method: "GET", path: `/prometheus/api/v1/query?query=${q("count_over_time(vector(1)[4d:10ms])")}`, headers: { "X-Scope-OrgID": "attacker" }, expect: [422] },
   {
     name: "#3 ReDoS LogQL {app=\"r\"} |~ \"(a|aa)+$\" over 20 lines", service: "logs", method: "GET",

@@ -9,6 +9,7 @@ const get = (service: Route["service"], path: string): Route => ({ service, meth
 export const LOG_STORE_ROUTES: Route[] = [
   { service: "logs", method: "POST", path: "/svc/api/v1/push" },
   { service: "logs", method: "POST", path: "/api/prom/push" },
+  { service: "logs", method: "POST", path: "/otlp/v1/logs" },
   ...both("logs", "/svc/api/v1/labels"),
   get("logs", "/svc/api/v1/label/:name/values"),
   ...both("logs", "/svc/api/v1/series"),
