@@ -2,7 +2,9 @@
 // the figures (report.figure next to each printed figure, report.save() at
 // the end: bench/results/<name>.json, see bench/report.ts).
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { benchmarkName, Report } from "./report.ts";
 
 /** this benchmark's figures, saved as bench/results/<script name>.json */
@@ -33,6 +35,49 @@ export function startBinary(binary: string, args: string[], services = 3): Promi
     });
     child.once("exit", (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
   });
+}
+
+/**
+ * The compiled binary (BINARY, or dist/outpost) serving the metrics store
+ * alone, in a data directory of its own, its ingestion rate limit out of the
+ * way (the figures are the store's, not the rate limiter's); `stop` ends it
+ * and removes the directory.
+ */
+export async function startMetricsStore(prefix: string): Promise<{ server: Started; stop(): Promise<void> }> {
+  const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
+  if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const server = await startBinary(binary, [
+    "serve", "--data-dir", join(dir, "data"), "--http-port", "0", "--no-logs", "--metrics-port", "0", "--log-level", "warn",
+    "--metrics-ingestion-rate", "100000000", "--metrics-ingestion-burst-size", "100000000",
+  ], 2);
+  return {
+    server,
+    async stop() {
+      await stopBinary(server.child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A sender's loop: a body from each maker in turn, made with a newer time
+ * (ms) and value than the last (so every sample is new), posted until the
+ * deadline; `send` posts one and says whether it was accepted.
+ */
+export async function pushUntil<B>(deadline: number, makers: Array<(t: number, v: number) => B>, send: (body: B) => Promise<boolean>): Promise<{ accepted: number; failed: number }> {
+  const out = { accepted: 0, failed: 0 };
+  let last = 0;
+  let value = 0;
+  while (Date.now() < deadline) {
+    for (const make of makers) {
+      last = Math.max(Date.now(), last + 1);
+      value++;
+      if (await send(make(last, value))) out.accepted++;
+      else out.failed++;
+    }
+  }
+  return out;
 }
 
 export function stopBinary(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {

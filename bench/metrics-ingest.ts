@@ -3,12 +3,9 @@
 // threads, so encoding does not share the main thread), for 20 s; prints
 // samples/s accepted and memory per active series. Target: >= 200,000
 // samples/s on the 2-core machine.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { encodeWriteRequest } from "../src/apps/metrics/core/remote-write.ts";
-import { median, report, startBinary, stopBinary } from "./lib.ts";
+import { median, pushUntil, report, startMetricsStore } from "./lib.ts";
 
 const SECONDS = Number(process.env.SECONDS_PER_RUN ?? 20);
 const SENDERS = 4;
@@ -31,32 +28,18 @@ if (!isMainThread) {
       ];
     }));
   }
-  let samples = 0;
-  let failures = 0;
-  let last = 0;
-  let value = 0;
-  while (Date.now() < deadline) {
-    for (const labels of groups) {
-      const t = Math.max(Date.now(), last + 1);
-      last = t;
-      value++;
-      const body = encodeWriteRequest({ timeseries: labels.map((l) => ({ labels: l, samples: [{ value, timestampMs: t }] })) });
-      const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy", "X-Scope-OrgID": "bench" }, body });
-      await res.arrayBuffer();
-      if (res.status === 200) samples += labels.length;
-      else failures++;
-    }
-  }
+  const headers = { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy", "X-Scope-OrgID": "bench" };
+  const makers = groups.map((labels) => (t: number, value: number) => encodeWriteRequest({ timeseries: labels.map((l) => ({ labels: l, samples: [{ value, timestampMs: t }] })) }));
+  const { accepted, failed: failures } = await pushUntil(deadline, makers, async (body) => {
+    const res = await fetch(url, { method: "POST", headers, body });
+    await res.arrayBuffer();
+    return res.status === 200;
+  });
+  const samples = accepted * PER_REQUEST;
   parentPort!.postMessage({ samples, failures });
 } else {
-  const binary = process.env.BINARY ?? join(import.meta.dirname, "..", "dist", "outpost");
-  if (!existsSync(binary)) throw new Error("dist/outpost is missing: run npm run build first");
-  const dir = mkdtempSync(join(tmpdir(), "outpost-bench-metrics-"));
-  // generous limits: this measures the store, not the rate limiter
-  const server = await startBinary(binary, [
-    "serve", "--data-dir", join(dir, "data"), "--http-port", "0", "--no-logs", "--metrics-port", "0", "--log-level", "warn",
-    "--metrics-ingestion-rate", "100000000", "--metrics-ingestion-burst-size", "100000000",
-  ], 2);
+  const store = await startMetricsStore("outpost-bench-metrics-");
+  const server = store.server;
   const rss = async () => {
     const text = await (await fetch(`${server.urls.metrics}/metrics`)).text();
     return Number(/^svc_metrics_process_resident_memory_bytes (\S+)$/m.exec(text)?.[1] ?? NaN);
@@ -100,8 +83,7 @@ if (!isMainThread) {
     console.log(`query sum by (job) (rate(x[1m])) over 200 series, 5 minutes at 15 s steps: median ${median(times).toFixed(1)} ms`);
     report.figure("query sum by (job) (rate(x[1m])) over 200 series, 5 min at 15 s (median)", median(times), "ms");
   } finally {
-    await stopBinary(server.child);
-    rmSync(dir, { recursive: true, force: true });
+    await store.stop();
   }
   await headMemory();
   report.save();

@@ -136,6 +136,8 @@ export const configSchema = type({
       max_query_series: count,
       max_outstanding_per_tenant: count,
       max_concurrent_tail_requests: count,
+      max_structured_metadata_size: size,
+      max_structured_metadata_entries_count: count,
       retention_period: duration,
       otlp_config: otlpConfigSchema,
     },
@@ -195,6 +197,13 @@ export const configSchema = type({
     active_series_idle_timeout: duration,
     retention_period: duration,
     ruler_evaluation_interval: duration,
+    /** OTLP metric translation (Mimir's -distributor.otel-* settings, global here) */
+    otlp: {
+      metric_suffixes_enabled: "boolean",
+      promote_resource_attributes: "string[]",
+      promote_scope_metadata: "boolean",
+      keep_identifying_resource_attributes: "boolean",
+    },
   },
   security: {
     admin_password: nonEmpty,

@@ -33,7 +33,7 @@ function inflated(body: Uint8Array, encoding: string | undefined, maxBytes: numb
   if (e === "" || e === "identity" || e === "snappy") return body;
   if (e !== "gzip" && e !== "deflate") throw bad(`Content-Encoding "${encoding}" not supported`);
   const failed = (err: unknown): never => {
-    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(maxBytes + 1, maxBytes);
+    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(maxBytes + 1, maxBytes, false);
     throw bad(`cannot decode ${e} body: ${(err as Error).message}`);
   };
   try {
@@ -48,5 +48,6 @@ const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
 
 /** the real store's ErrRequestBodyTooLarge, answered 413 */
-export const tooLarge = (size: number, limit: number) => new ApiError(413, `request body too large: ${size} bytes, limit: ${limit} bytes`);
+export const tooLarge = (size: number, limit: number, sizeKnown = true) =>
+  new ApiError(413, `request body too large: ${size} bytes, limit: ${limit} bytes`, sizeKnown ? { extra: { size } } : {});
 

@@ -33,6 +33,17 @@ export interface ItemShape {
 export const LEAF: ItemShape = Object.freeze({});
 
 /**
+ * A repeated 64-bit field, packed or not: FIXED64_VALUES for fixed64 and
+ * double values, VARINT_VALUES for varint ones. protobufjs makes an object
+ * (a Long) of each 64-bit integer, ~40 bytes for 8 or fewer on the wire, so
+ * their values are charged one item per VALUES_PER_ITEM (~32 bytes each):
+ * a small body of zeros cannot decode into millions of objects uncharged.
+ */
+export const FIXED64_VALUES: ItemShape = Object.freeze({});
+export const VARINT_VALUES: ItemShape = Object.freeze({});
+const VALUES_PER_ITEM = 8;
+
+/**
  * The items of a protobuf message of `shape` in `buf`, counting stopped as
  * soon as the charged size (`buf` bytes + items × ITEM_COST) passes `limit`:
  * the answer is then over `limit`, and the count need not be exact. Throws
@@ -43,10 +54,16 @@ export function countProtobufItems(buf: Uint8Array, shape: ItemShape, limit: num
   if (budget <= 0) return 0;
   const r = protobuf.Reader.create(buf);
   let items = 0;
+  let values = 0;
   const walk = (end: number, s: ItemShape): void => {
-    while (r.pos < end && items < budget) {
+    while (r.pos < end && items + Math.floor(values / VALUES_PER_ITEM) < budget) {
       const tag = r.uint32();
-      const inner = (tag & 7) === 2 ? s[tag >>> 3] : undefined;
+      const scalar = s[tag >>> 3];
+      if (scalar === FIXED64_VALUES || scalar === VARINT_VALUES) {
+        values += scalarValues(scalar, tag & 7, end);
+        continue;
+      }
+      const inner = (tag & 7) === 2 ? scalar : undefined;
       if (!inner) {
         r.skipType(tag & 7);
         continue;
@@ -59,6 +76,21 @@ export function countProtobufItems(buf: Uint8Array, shape: ItemShape, limit: num
       r.pos = stop;
     }
   };
+  /** the values of one field of a repeated 64-bit scalar: each packed one, or the field's one */
+  const scalarValues = (kind: ItemShape, wireType: number, end: number): number => {
+    if (wireType !== 2) {
+      r.skipType(wireType);
+      return 1;
+    }
+    const len = r.uint32();
+    const stop = r.pos + len;
+    if (stop > end) throw new Error(`index out of range: ${stop} + 0 > ${end}`);
+    let n = 0;
+    if (kind === FIXED64_VALUES) n = len >>> 3;
+    else for (let p = r.pos; p < stop; p++) if (buf[p]! < 0x80) n++;
+    r.pos = stop;
+    return n;
+  };
   walk(r.len, shape);
-  return items;
+  return items + Math.ceil(values / VALUES_PER_ITEM);
 }

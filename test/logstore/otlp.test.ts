@@ -123,6 +123,9 @@ writeFileSync(
     "    ingestion_burst_size_mb: 0.0001",
     "  onestream:",
     "    max_streams_per_user: 1",
+    "  nometalimits:",
+    "    max_structured_metadata_entries_count: 0",
+    "    max_structured_metadata_size: 0B",
     "",
   ].join("\n"),
 );
@@ -202,6 +205,34 @@ describe("OTLP logs: encodings and mapping", () => {
     const none = await sendJson(base(), "bare", request([{ attrs: { "service.name": "svc-a" }, records: [{ body: "unlabelled" }] }]));
     expect(none.status).toBe(400);
     expect(String(none.json!.message)).toMatch(/label/);
+  });
+
+  it("review B1: a resource's attributes copied onto many records cost what they make, not their bytes", async () => {
+    const type = otlpType("ExportLogsServiceRequest");
+    const attrs = Array.from({ length: 1000 }, (_, i) => ({ key: `a${i}`, value: { stringValue: "v" } }));
+    const body = type.encode(type.fromObject({ resourceLogs: [{ resource: { attributes: attrs }, scopeLogs: [{ logRecords: Array.from({ length: 50_000 }, () => ({})) }] }] })).finish();
+    expect(body.length).toBeLessThan(200 * 1024);
+    // over the per-entry metadata count (128, the real product's): every record refused at once
+    const limited = await send(base(), body, { "Content-Type": "application/x-protobuf", "X-Scope-OrgID": "amplify" });
+    expect(limited.status).toBe(400);
+    expect(statusOf(limited).message).toBe(
+      "stream '{service_name=\"unknown_service\"}' has too many structured metadata labels: '1000', limit: '128'. Please see `limits_config.max_structured_metadata_entries_count` or contact your svc administrator to increase it.",
+    );
+    // without those limits, what the mapping makes is charged against max_recv_msg_size: 413, nothing built past it
+    const unlimited = await send(base(), body, { "Content-Type": "application/x-protobuf", "X-Scope-OrgID": "nometalimits" });
+    expect(unlimited.status).toBe(413);
+    expect(statusOf(unlimited).message).toMatch(/^request body too large/);
+  });
+
+  it("the per-entry structured metadata limits hold for pushes too, with the real product's messages", async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 130 }, (_, i) => [`m${i}`, "v"]));
+    const r = await logClient(base()).push("pushmeta", [{ stream: { app: "m" }, values: [[nsAgo(1), "too many", metadata], [nsAgo(1), "fine", { a: "b" }]] }]);
+    expect(r.status).toBe(400);
+    expect(r.text).toContain("stream '{app=\"m\"}' has too many structured metadata labels: '130', limit: '128'.");
+    const big = await logClient(base()).push("pushmeta", [{ stream: { app: "m" }, values: [[nsAgo(1), "too large", { big: "x".repeat(70_000) }]] }]);
+    expect(big.status).toBe(400);
+    expect(big.text).toContain("has structured metadata too large: '70003' bytes, limit: '65536' bytes.");
+    expect((await lines(base(), "pushmeta", '{app="m"}')).map((l) => l.line)).toEqual(["fine"]);
   });
 
   it("an empty request is a success with nothing stored", async () => {
@@ -301,6 +332,42 @@ describe("OTLP logs: refusals", () => {
     expect(r.status).toBe(429);
     expect(String(r.json!.message)).toMatch(/^Ingestion rate limit exceeded for user tiny/);
     expect(await lines(base(), "tiny", '{service_name="rate"}')).toEqual([]);
+  });
+
+  it("review B2: an OTLP/JSON body of empty records is charged per object before it is parsed (413)", async () => {
+    const text = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[${Array.from({ length: 20_000 }, () => "{}").join(",")}]}]}]}`;
+    expect(text.length).toBeLessThan(64 * 1024);
+    const r = await send(base(), gzipSync(text), { "Content-Type": "application/json", "Content-Encoding": "gzip", "X-Scope-OrgID": "bad" });
+    expect(r.status).toBe(413);
+  });
+
+  it("review B3: a nested attribute whose joined name passes 1,024 characters is refused, naming the field", async () => {
+    const long = "k".repeat(600);
+    const nested = { key: long, value: { kvlistValue: { values: [{ key: long, value: { stringValue: "leaf" } }] } } };
+    const json = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: "x" }, attributes: [nested] }] }] }] };
+    const r = await sendJson(base(), "bad", json);
+    expect(r.status).toBe(400);
+    expect(r.json!.message).toBe(
+      "invalid OTLP logs request: resourceLogs[0].scopeLogs[0].logRecords[0].attributes[0].value.kvlistValue.values[0].key: the attribute's name is longer than 1024 characters once joined to its map's keys",
+    );
+  });
+
+  it("review B5: times and integers outside their 64-bit ranges are refused, naming the field", async () => {
+    const record = (extra: Record<string, unknown>) => ({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: "x" }, ...extra }] }] }] });
+    const wrapped = await sendJson(base(), "bad", record({ timeUnixNano: String((1n << 64n) + BigInt(Date.now()) * 1_000_000n) }));
+    expect(wrapped.status).toBe(400);
+    expect(String(wrapped.json!.message)).toMatch(/^invalid OTLP logs request: resourceLogs\[0\]\.scopeLogs\[0\]\.logRecords\[0\]\.timeUnixNano: \d+ is not a 64-bit unsigned time$/);
+    expect((await sendJson(base(), "bad", record({ timeUnixNano: "-1" }))).status).toBe(400);
+    const big = await sendJson(base(), "bad", record({ attributes: [{ key: "n", value: { intValue: "99999999999999999999" } }] }));
+    expect(big.status).toBe(400);
+    expect(String(big.json!.message)).toContain("out of the int64 range");
+  });
+
+  it("review B6: a map body with a __proto__ key keeps it in the line", async () => {
+    const json = { resourceLogs: [{ resource: { attributes: kv({ "service.name": "proto" }) }, scopeLogs: [{ logRecords: [{ timeUnixNano: nsAgo(1), body: { kvlistValue: { values: [{ key: "__proto__", value: { kvlistValue: { values: [{ key: "a", value: { stringValue: "kept" } }] } } }, { key: "b", value: { stringValue: "c" } }] } } }] }] }] };
+    expect((await sendJson(base(), "protokey", json)).status).toBe(200);
+    const [got] = await lines(base(), "protokey", '{service_name="proto"}');
+    expect(JSON.parse(got!.line)).toEqual(JSON.parse('{"__proto__":{"a":"kept"},"b":"c"}'));
   });
 
   it("tenants are isolated", async () => {

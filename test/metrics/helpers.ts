@@ -1,5 +1,8 @@
 // A client for the metrics store as Prometheus senders, Grafana and
 // operators use it: remote write, the Prometheus query API, rules, admin.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { IngestDeps } from "../../src/apps/metrics/core/ingest.ts";
 import { encodeWriteRequest } from "../../src/apps/metrics/core/remote-write.ts";
 import type { MetricsStore } from "../../src/apps/metrics/core/store.ts";
@@ -18,6 +21,15 @@ export function writeBody(series: SeriesIn[]): Uint8Array<ArrayBuffer> {
       samples: s.samples.map(([timestampMs, value]) => ({ timestampMs, value })),
     })),
   });
+}
+
+/** a runtime config file of per-tenant limit overrides (metrics.runtime_config_file), in a temporary folder of its own */
+export function overridesFile(overrides: Record<string, Record<string, number>>): { path: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "outpost-overrides-"));
+  const path = join(dir, "runtime.yaml");
+  const tenants = Object.entries(overrides).map(([tenant, limits]) => `  ${tenant}:\n${Object.entries(limits).map(([k, v]) => `    ${k}: ${v}\n`).join("")}`);
+  writeFileSync(path, `overrides:\n${tenants.join("")}`);
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export interface Reply {

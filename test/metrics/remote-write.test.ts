@@ -2,33 +2,21 @@
 // distributor's validation messages, the ingester's ordering rules, partial
 // ingest, every limit with its exact status and message, and the discarded
 // samples counters (reference §7, conformance E; spec "Metrics store limit errors").
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { retryAfterSeconds } from "../../src/apps/metrics/routes/push.ts";
+import { retryAfterSeconds } from "../../src/apps/metrics/routes/push-shared.ts";
 import { POLL_DEADLINE_MS } from "../helpers/eventually.ts";
 import { useServer } from "../helpers/server.ts";
-import { metricsClient, writeBody } from "./helpers.ts";
+import { metricsClient, overridesFile, writeBody } from "./helpers.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "outpost-rw-"));
-const runtimeFile = join(dir, "runtime.yaml");
-writeFileSync(
-  runtimeFile,
-  `overrides:
-  two-series:
-    max_global_series_per_user: 2
-  two-per-metric:
-    max_global_series_per_metric: 2
-  slow:
-    ingestion_rate: 1
-    ingestion_burst_size: 1
-`,
-);
+const runtime = overridesFile({
+  "two-series": { max_global_series_per_user: 2 },
+  "two-per-metric": { max_global_series_per_metric: 2 },
+  slow: { ingestion_rate: 1, ingestion_burst_size: 1 },
+});
 
 describe("remote write", () => {
-  const ctx = useServer({ "metrics.runtime_config_file": runtimeFile });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const ctx = useServer({ "metrics.runtime_config_file": runtime.path });
+  afterAll(runtime.remove);
   const m = () => metricsClient(ctx.server.urls.metrics!);
   const now = () => Date.now();
 

@@ -7,6 +7,8 @@ import { testClock, useServer } from "../helpers/server.ts";
 import { metricsClient } from "./helpers.ts";
 
 const TOKEN = "user-stats-admin-token";
+/** what arrived over OTLP (nothing here; test/metrics/otlp.test.ts counts it) */
+const NO_OTLP = { otlpRequests: 0, otlpDataPoints: 0, otlpSamples: 0 };
 
 describe("metrics store: user stats", () => {
   const clock = testClock();
@@ -33,18 +35,18 @@ describe("metrics store: user stats", () => {
     expect(all.status).toBe(200);
     expect(all.headers.get("content-type")).toContain("application/json");
     expect(all.body).toEqual([
-      { userID: "t0-empty", ingestionRate: 0, numSeries: 0, APIIngestionRate: 0, RuleIngestionRate: 0 },
-      { userID: "t1", ingestionRate: 0, numSeries: 3, APIIngestionRate: 0, RuleIngestionRate: 0 },
-      { userID: "t2", ingestionRate: 0, numSeries: 1, APIIngestionRate: 0, RuleIngestionRate: 0 },
+      { userID: "t0-empty", ingestionRate: 0, numSeries: 0, APIIngestionRate: 0, RuleIngestionRate: 0, ...NO_OTLP },
+      { userID: "t1", ingestionRate: 0, numSeries: 3, APIIngestionRate: 0, RuleIngestionRate: 0, ...NO_OTLP },
+      { userID: "t2", ingestionRate: 0, numSeries: 1, APIIngestionRate: 0, RuleIngestionRate: 0, ...NO_OTLP },
     ]);
 
     // one tick: 30 samples / 15 s for t1, 15 / 15 s for t2; no Accept header still gets JSON
     clock.advance(15_000);
     all = await m().raw("/distributor/all_user_stats");
     expect(all.body).toEqual([
-      { userID: "t0-empty", ingestionRate: 0, numSeries: 0, APIIngestionRate: 0, RuleIngestionRate: 0 },
-      { userID: "t1", ingestionRate: 2, numSeries: 3, APIIngestionRate: 2, RuleIngestionRate: 0 },
-      { userID: "t2", ingestionRate: 1, numSeries: 1, APIIngestionRate: 1, RuleIngestionRate: 0 },
+      { userID: "t0-empty", ingestionRate: 0, numSeries: 0, APIIngestionRate: 0, RuleIngestionRate: 0, ...NO_OTLP },
+      { userID: "t1", ingestionRate: 2, numSeries: 3, APIIngestionRate: 2, RuleIngestionRate: 0, ...NO_OTLP },
+      { userID: "t2", ingestionRate: 1, numSeries: 1, APIIngestionRate: 1, RuleIngestionRate: 0, ...NO_OTLP },
     ]);
 
     // a quiet tick decays the average by (1 - 0.2)
@@ -55,12 +57,12 @@ describe("metrics store: user stats", () => {
 
   it("refused samples do not count; numSeries counts active series only", async () => {
     const before = (await m().get("/api/v1/user_stats", "t3")).body;
-    expect(before).toEqual({ numSeries: 0, ingestionRate: 0, APIIngestionRate: 0, RuleIngestionRate: 0 });
+    expect(before).toEqual({ numSeries: 0, ingestionRate: 0, APIIngestionRate: 0, RuleIngestionRate: 0, ...NO_OTLP });
     expect((await m().push("t3", series("c", 2, 15))).status).toBe(200);
     // out of order: refused, not ingested
     expect((await m().push("t3", [{ labels: { __name__: "c", i: "0" }, samples: [[clock.now() - 60_000, 1]] }])).status).toBe(400);
     clock.advance(15_000);
-    expect((await m().get("/api/v1/user_stats", "t3")).body).toEqual({ numSeries: 2, ingestionRate: 2, APIIngestionRate: 2, RuleIngestionRate: 0 });
+    expect((await m().get("/api/v1/user_stats", "t3")).body).toEqual({ numSeries: 2, ingestionRate: 2, APIIngestionRate: 2, RuleIngestionRate: 0, ...NO_OTLP });
     // idle past active_series_idle_timeout (20m): no longer active
     clock.advance(21 * 60_000);
     expect((await m().get("/api/v1/user_stats", "t3")).body.numSeries).toBe(0);

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { writeBody } from "../metrics/helpers.ts";
+import { gauge as otlpGauge, request as otlpRequest } from "../metrics/otlp-helpers.ts";
 import { useServer } from "../helpers/server.ts";
 import { ADMIN_TOKEN, adminApi, answer, basic, type Answer } from "./helpers.ts";
 
@@ -72,6 +73,15 @@ const ROUTES: RouteCase[] = [
     scope: "metrics:write",
     body: () => writeBody([{ labels: { __name__: "m", job: "j" }, samples: [[Date.now(), 1]] }]),
     headers: { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy" },
+  },
+  {
+    name: "OTLP metrics",
+    store: "metrics",
+    method: "POST",
+    path: "/otlp/v1/metrics",
+    scope: "metrics:write",
+    body: () => JSON.stringify(otlpRequest({ "service.name": "t" }, [otlpGauge("m", "", [{ t: Date.now(), v: 1 }])])),
+    headers: { "Content-Type": "application/json" },
   },
   { name: "PromQL query", store: "metrics", method: "GET", path: "/prometheus/api/v1/query?query=m", scope: "metrics:read" },
   { name: "PromQL query_range", store: "metrics", method: "GET", path: `/prometheus/api/v1/query_range?query=m&start=${Math.floor(Date.now() / 1000) - 60}&end=${Math.floor(Date.now() / 1000)}&step=15`, scope: "metrics:read" },

@@ -1,4 +1,4 @@
-// The metrics store listener (:9009): Prometheus remote write, the tenant
+// The metrics store listener (:9009): Prometheus remote write, OTLP, the tenant
 // admin API, per-tenant limits, rules and queries; each tenant is named by
 // X-Scope-OrgID. Errors are plain text or Prometheus JSON, per route family
 // (render-error.ts).
@@ -29,7 +29,9 @@ import type { TaskRunner } from "../../lib/tasks.ts";
 import { renderMetricsError } from "./render-error.ts";
 import { registerAdminApi } from "./routes/admin.ts";
 import { registerLimitsRoutes } from "./routes/limits.ts";
-import { inflightPushLimit, registerPush } from "./routes/push.ts";
+import { registerOtlpPush } from "./routes/otlp.ts";
+import { registerPush } from "./routes/push.ts";
+import { inflightPushLimit } from "./routes/push-shared.ts";
 import { registerQueries } from "./routes/query.ts";
 import { registerRuleRoutes } from "./routes/rules.ts";
 import { registerStatus } from "./routes/status.ts";
@@ -123,6 +125,23 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   registerLimitsRoutes(app, { limits, gate });
   registerUserStats(app, userStats, gate);
   registerPush(app, { ...ingestDeps, gate, maxRecvMsgSize: config.server.max_recv_msg_size, decoder: deps.decoder });
+  registerOtlpPush(app, {
+    ...ingestDeps,
+    counters: userStats.counters(metrics, "otlp"),
+    gate,
+    maxRecvMsgSize: config.server.max_recv_msg_size,
+    decoder: deps.decoder,
+    settings: {
+      suffixes: m.otlp.metric_suffixes_enabled,
+      promoteResourceAttributes: m.otlp.promote_resource_attributes,
+      promoteScopeMetadata: m.otlp.promote_scope_metadata,
+      keepIdentifyingResourceAttributes: m.otlp.keep_identifying_resource_attributes,
+    },
+    otlpReceived(tenant, dataPoints) {
+      metrics.otlpRequest(tenant);
+      userStats.otlpReceived(tenant, dataPoints);
+    },
+  });
   registerQueries(app, {
     store, limits, gate, now,
     concurrency: createSemaphore(m.querier.max_concurrent),

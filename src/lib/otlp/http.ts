@@ -7,7 +7,7 @@
 import type { Context } from "hono";
 import { ApiError } from "../errors.ts";
 import { tooLarge } from "../content-encoding.ts";
-import { chargedSize, countProtobufItems, type ItemShape, LEAF } from "../decoded-budget.ts";
+import { chargedSize, countProtobufItems, FIXED64_VALUES, type ItemShape, LEAF, VARINT_VALUES } from "../decoded-budget.ts";
 import { otlpType } from "./proto.ts";
 
 export type OtlpEncoding = "protobuf" | "json";
@@ -50,8 +50,9 @@ const REQUEST_ITEMS: Record<string, ItemShape> = {
         2: {
           5: { 1: numberPoint },
           7: { 1: numberPoint },
-          9: { 1: { 9: keyValue, 8: exemplar } },
-          10: { 1: { 1: keyValue, 8: LEAF, 9: LEAF, 11: exemplar } },
+          // bucket counts and bounds: one Long or number each once decoded
+          9: { 1: { 9: keyValue, 8: exemplar, 6: FIXED64_VALUES, 7: FIXED64_VALUES } },
+          10: { 1: { 1: keyValue, 8: { 2: VARINT_VALUES }, 9: { 2: VARINT_VALUES }, 11: exemplar } },
           11: { 1: { 7: keyValue, 6: LEAF } },
           12: keyValue,
         },
@@ -68,8 +69,9 @@ const REQUEST_ITEMS: Record<string, ItemShape> = {
  */
 export function decodeOtlp(typeName: string, bytes: Uint8Array, encoding: OtlpEncoding, maxBytes: number): Record<string, unknown> {
   if (encoding === "json") {
-    // JSON text is larger than what it decodes to
-    if (bytes.length > maxBytes) throw tooLarge(bytes.length, maxBytes);
+    // each object and array is charged before parsing, as a protobuf body's messages are: `[{},{}]` is 3 bytes an object
+    const charged = chargedSize(bytes.length, jsonItems(bytes));
+    if (charged > maxBytes) throw tooLarge(charged, maxBytes);
     let doc: unknown;
     try {
       doc = JSON.parse(new TextDecoder().decode(bytes));
@@ -90,6 +92,18 @@ export function decodeOtlp(typeName: string, bytes: Uint8Array, encoding: OtlpEn
     throw new ApiError(400, `cannot parse the OTLP protobuf body: ${(err as Error).message}`);
   }
   throw tooLarge(charged, maxBytes);
+}
+
+/** JSON's items, counted in the text before parsing: each object and array, and each eighth element (a comma) */
+function jsonItems(bytes: Uint8Array): number {
+  let containers = 0;
+  let commas = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 0x7b || b === 0x5b) containers++;
+    else if (b === 0x2c) commas++;
+  }
+  return containers + Math.ceil(commas / 8);
 }
 
 /** the success answer: 200 with the response message (partial_success only when something was refused) */

@@ -198,9 +198,23 @@ export function int64Text(v: unknown): string {
   return int64Big(v).toString();
 }
 
-/** an unsigned 64-bit time in nanoseconds (fixed64) as a bigint; absent: 0n */
+const UINT64_END = 1n << 64n;
+const INT64_MIN = -(1n << 63n);
+const INT64_END = 1n << 63n;
+
+/** an unsigned 64-bit time in nanoseconds (fixed64) as a bigint; absent: 0n; outside 0..2^64-1 (JSON) refused */
 export function nanos(v: unknown): bigint {
-  return BigInt.asUintN(64, int64Big(v));
+  if (typeof v === "object" && v !== null && Long.isLong(v)) return BigInt.asUintN(64, longBig(v as Long));
+  const t = int64Big(v);
+  if (t < 0n || t >= UINT64_END) throw new RangeError(`${t} is not a 64-bit unsigned time`);
+  return t;
+}
+
+/** a signed 64-bit integer (int64, sfixed64) as a bigint; outside its range (JSON) refused */
+export function int64Value(v: unknown): bigint {
+  const t = int64Big(v);
+  if (t < INT64_MIN || t >= INT64_END) throw new RangeError(`${t} is out of the int64 range`);
+  return t;
 }
 
 /** an int64 as a number (counts, values: a double's precision is what the stores keep) */

@@ -4,7 +4,7 @@
 // decimal, doubles in the shortest plain decimal (Go's 'f', -1), bytes in
 // base64, maps and arrays as JSON. Attribute names become label names as the
 // Prometheus OTLP translator's NormalizeLabel makes them.
-import { int64Big } from "./proto.ts";
+import { int64Value } from "./proto.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -78,14 +78,15 @@ function plain(v: unknown, where: string, depth: number): unknown {
   if (own(v, "stringValue") && (v as Obj).stringValue !== null) return str(v, "stringValue", where);
   if (own(v, "boolValue") && (v as Obj).boolValue !== null) return (v as Obj).boolValue === true || (v as Obj).boolValue === "true";
   if (own(v, "intValue") && (v as Obj).intValue !== null) {
-    const big = int64Big((v as Obj).intValue);
+    const big = int64Value((v as Obj).intValue);
     const n = Number(big);
     return Number.isSafeInteger(n) ? n : big;
   }
   if (own(v, "doubleValue") && (v as Obj).doubleValue !== null) return num(v, "doubleValue", where);
   if (own(v, "arrayValue") && (v as Obj).arrayValue !== null) return list((v as Obj).arrayValue, "values", `${where}.arrayValue`).map((x, i) => plain(x, `${where}.arrayValue.values[${i}]`, depth + 1));
   if (own(v, "kvlistValue") && (v as Obj).kvlistValue !== null) {
-    const out: Obj = {};
+    // no prototype: a key "__proto__" is a key like any other
+    const out: Obj = Object.create(null) as Obj;
     for (const [i, kv] of list((v as Obj).kvlistValue, "values", `${where}.kvlistValue`).entries()) {
       out[str(kv, "key", `${where}.kvlistValue.values[${i}]`)] = plain((kv as Obj)?.value, `${where}.kvlistValue.values[${i}].value`, depth + 1);
     }
@@ -122,6 +123,9 @@ export function valueText(v: unknown, where: string): string {
   return String(p);
 }
 
+/** the longest attribute name (nested keys joined with `_` included), as the longest label name the stores take */
+export const MAX_NAME_LENGTH = 1024;
+
 /** the key/value pairs of an attribute list: nested maps flattened with `_` as the log store does, names normalized */
 export function attributeLabels(kvs: unknown[], where: string, out: Array<[string, string]> = []): Array<[string, string]> {
   for (let i = 0; i < kvs.length; i++) attributeToLabels(kvs[i], `${where}[${i}]`, out);
@@ -132,6 +136,8 @@ export function attributeLabels(kvs: unknown[], where: string, out: Array<[strin
 export function attributeToLabels(kv: unknown, at: string, out: Array<[string, string]>, prefix = "", depth = 0): Array<[string, string]> {
   if (depth > 64) throw new TypeError(`${at}: attributes nested more than 64 deep`);
   const key = str(kv, "key", at);
+  // a chain of long keys would repeat its whole path in every leaf's name
+  if (prefix.length + key.length + 1 > MAX_NAME_LENGTH) throw new TypeError(`${at}.key: the attribute's name is longer than ${MAX_NAME_LENGTH} characters${prefix ? " once joined to its map's keys" : ""}`);
   const name = normalizeLabel(prefix ? `${prefix}_${key}` : key);
   const value = (kv as Obj | null)?.value;
   if (own(value, "kvlistValue") && (value as Obj).kvlistValue !== null) {
@@ -158,8 +164,8 @@ export function normalizeLabel(name: string): string {
   let out = normalized.get(name);
   if (out === undefined) {
     out = normalize(name);
-    // attribute names repeat from record to record; the memo is bounded (a hostile sender's names are not kept)
-    if (normalized.size < 4096) normalized.set(name, out);
+    // attribute names repeat from record to record; the memo is bounded in count and in length
+    if (normalized.size < 4096 && name.length <= 256) normalized.set(name, out);
   }
   return out;
 }

@@ -35,6 +35,7 @@ const RULES = ["/prometheus/config/v1/rules", "/api/v1/rules"].flatMap((base): R
 export const METRICS_STORE_ROUTES: Route[] = [
   { service: "metrics", method: "POST", path: "/api/v1/push" },
   { service: "metrics", method: "POST", path: "/api/prom/push" },
+  { service: "metrics", method: "POST", path: "/otlp/v1/metrics" },
   ...["/prometheus/api/v1", "/api/v1"].flatMap((p): Route[] => [
     ...both("metrics", `${p}/query`),
     ...both("metrics", `${p}/query_range`),

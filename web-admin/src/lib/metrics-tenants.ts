@@ -40,6 +40,10 @@ export interface UserStats {
   userID: string;
   ingestionRate: number;
   numSeries: number;
+  /** OTLP pushes (/otlp/v1/metrics), their data points, and the samples stored from them, since the store started */
+  otlpRequests?: number;
+  otlpDataPoints?: number;
+  otlpSamples?: number;
 }
 
 export interface TenantView extends Tenant {

@@ -18,7 +18,7 @@ import { adminRequest, topology, type Topology } from "../lib/stores.ts";
 import { TenantForm } from "./metrics-tenant-form.tsx";
 
 const meter = (label: string): Column => ({ label, class: "meter-col" });
-const COLUMNS = ["Tenant", "Status", "Cluster", meter("Active series"), meter("Ingestion rate"), "Limits from", "Access policies", ""];
+const COLUMNS = ["Tenant", "Status", "Cluster", meter("Active series"), meter("Ingestion rate"), { label: "Over OTLP", class: "num" }, "Limits from", "Access policies", ""];
 
 export function MetricsTenantsPage() {
   const serverAdmin = useSession().user.isSvcAdmin;
@@ -81,6 +81,9 @@ function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
               <td>{v.cluster}</td>
               <td><Meter label={`Active series of ${v.name}`} value={v.stats?.numSeries} limit={limitOf(v, "max_global_series_per_user", data.defaults)} /></td>
               <td><Meter label={`Ingestion rate of ${v.name}`} value={v.stats?.ingestionRate} limit={limitOf(v, "ingestion_rate", data.defaults)} unit="/s" /></td>
+              <td class="num" title="data points received on /otlp/v1/metrics since the metrics store started">
+                {fmt.number(v.stats?.otlpDataPoints ?? 0)} {v.stats?.otlpDataPoints === 1 ? "data point" : "data points"}
+              </td>
               <td>{v.source}</td>
               <td><TenantPolicies policies={policies} tenant={v.name} /></td>
               <td class="row-actions"><Button onClick={() => setEditing(v)} aria-label={`Edit ${v.name}`}>Edit</Button></td>
@@ -117,6 +120,10 @@ function TenantDetail({ v, data }: { v: TenantView; data: TenantsData }) {
             <dt>Series per metric</dt><dd>{fmt.number(limit("max_global_series_per_metric"))}</dd>
             <dt>Series per query</dt><dd>{limit("max_series_per_query") || "no limit"}</dd>
             <dt>Rule groups × rules</dt><dd>{limit("ruler_max_rule_groups_per_tenant")} × {limit("ruler_max_rules_per_rule_group")}</dd>
+            <dt>Over OTLP</dt>
+            <dd title="since the metrics store started">
+              {fmt.number(v.stats?.otlpRequests ?? 0)} requests, {fmt.number(v.stats?.otlpDataPoints ?? 0)} data points, {fmt.number(v.stats?.otlpSamples ?? 0)} samples stored
+            </dd>
           </dl>
         </div>
         <div>

@@ -92,6 +92,8 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
         drop("too_far_in_future", `entry for stream '${text}' has timestamp too new: ${rfc3339(e.ts)}`, 1, size);
       } else if (limits.max_line_size > 0 && lineBytes > limits.max_line_size) {
         drop("line_too_long", `Max entry size '${limits.max_line_size}' bytes exceeded for stream '${text}' while adding an entry with length '${lineBytes}' bytes`, 1, size);
+      } else if (e.metadata && metadataProblem(e.metadata, text, limits, (reason, message) => drop(reason, message, 1, size))) {
+        // refused: the entry's structured metadata is over a limit
       } else {
         // the decoded entry is stored as it is (an Entry with a size): no second object per line
         entries.push(e);
@@ -146,6 +148,30 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   const stored = batch.length ? { lines, bytes: bytes - limitedBytes } : { lines: 0, bytes: 0 };
   if (!errors.length) return { status: 204, stored };
   return { status: streamLimited ? 429 : 400, message: groupErrors(errors), refused, stored };
+}
+
+/**
+ * the real product's per-entry structured metadata limits (max_structured_metadata_entries_count,
+ * max_structured_metadata_size: names and values, in bytes); true when `refuse` was told why
+ */
+function metadataProblem(metadata: Record<string, string>, text: string, limits: Limits, refuse: (reason: string, message: string) => void): boolean {
+  let count = 0;
+  let size = 0;
+  for (const k in metadata) {
+    count++;
+    size += Buffer.byteLength(k) + Buffer.byteLength(metadata[k]!);
+  }
+  const maxCount = limits.max_structured_metadata_entries_count;
+  if (maxCount > 0 && count > maxCount) {
+    refuse("structured_metadata_too_many", `stream '${text}' has too many structured metadata labels: '${count}', limit: '${maxCount}'. Please see \`limits_config.max_structured_metadata_entries_count\` or contact your svc administrator to increase it.`);
+    return true;
+  }
+  const maxSize = limits.max_structured_metadata_size;
+  if (maxSize > 0 && size > maxSize) {
+    refuse("structured_metadata_too_large", `stream '${text}' has structured metadata too large: '${size}' bytes, limit: '${maxSize}' bytes. Please see \`limits_config.max_structured_metadata_size\` or contact your svc administrator to increase it.`);
+    return true;
+  }
+  return false;
 }
 
 /** streams written to in the last hour, or still holding unwritten entries */

@@ -20,6 +20,7 @@ const CONVERTERS: Converters<Limits> = {
   ingestion_rate_mb: floatValue,
   ingestion_burst_size_mb: floatValue,
   max_line_size: sizeValue,
+  max_structured_metadata_size: sizeValue,
   reject_old_samples_max_age: durationValue,
   max_query_length: durationValue,
   query_timeout: durationValue,

@@ -37,7 +37,7 @@ function chooser(rules: CompiledRule[]): (name: string) => OtlpAction {
     let action = memo.get(name);
     if (action) return action;
     action = rules.find((r) => r.names?.has(name) || r.regex?.test(name))?.action ?? "structured_metadata";
-    if (memo.size < 10_000) memo.set(name, action);
+    if (memo.size < 10_000 && name.length <= 256) memo.set(name, action);
     return action;
   };
 }

@@ -11,11 +11,21 @@ import { list, own, str, num, idHex, valueText, attributeToLabels } from "../../
 import { nanos } from "../../../lib/otlp/proto.ts";
 import { toWellFormed } from "../../../lib/storable-text.ts";
 import { ApiError } from "../../../lib/errors.ts";
-import { decodeContent, decodeContentSync } from "../../../lib/content-encoding.ts";
+import { decodeContent, decodeContentSync, tooLarge } from "../../../lib/content-encoding.ts";
+import { ITEM_COST } from "../../../lib/decoded-budget.ts";
 import { decodeOtlp, otlpEncodingOf, type OtlpEncoding } from "../../../lib/otlp/http.ts";
 import { otlpRules, type OtlpConfig } from "./otlp-config.ts";
 import { labelText, type PushEntry, type PushStream } from "./push-decode.ts";
 import type { OtlpRules } from "./otlp-config.ts";
+
+/** what a request may cost once mapped, and the per-entry structured metadata limits */
+export interface OtlpLogsLimits {
+  /** max_recv_msg_size: the entries made (lines, metadata, ITEM_COST each) are charged against it */
+  maxBytes: number;
+  /** max_structured_metadata_entries_count, max_structured_metadata_size (0: none) */
+  metadataCount: number;
+  metadataSize: number;
+}
 
 export interface OtlpLogs {
   streams: PushStream[];
@@ -38,13 +48,43 @@ function split(kvs: unknown[], where: string, choose: (name: string) => string, 
     const action = choose(key);
     if (action === "drop") continue;
     const pairs = attributeToLabels(kvs[i], `${where}[${i}]`, []);
-    if (action === "index_label" && labels) for (const [k, v] of pairs) labels[k] = toWellFormed(v);
+    if (action === "index_label" && labels) {
+      for (const [k, v] of pairs) if (k !== "__proto__") labels[k] = toWellFormed(v);
+    }
     else for (const p of pairs) metadata.push(p);
   }
 }
 
-/** the request's records grouped into streams; `nowNs`: the time of records that carry none */
-export function otlpLogsToStreams(request: Record<string, unknown>, rules: OtlpRules, nowNs: bigint): OtlpLogs {
+/** pairs' UTF-8 bytes (names and values), as the real product sizes structured metadata */
+const bytesOf = (pairs: Pairs) => pairs.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
+
+/** a record's time field, its range checked (OTLP/JSON may write any integer) */
+function timeOf(rec: Record<string, unknown>, field: string, at: string): bigint {
+  try {
+    return nanos(own(rec, field) ? rec[field] : undefined);
+  } catch (err) {
+    throw new TypeError(`${at}.${field}: ${(err as Error).message}`);
+  }
+}
+
+const tooManyMetadata = (text: string, count: number, limit: number) =>
+  `stream '${text}' has too many structured metadata labels: '${count}', limit: '${limit}'. Please see \`limits_config.max_structured_metadata_entries_count\` or contact your svc administrator to increase it.`;
+const metadataTooLarge = (text: string, size: number, limit: number) =>
+  `stream '${text}' has structured metadata too large: '${size}' bytes, limit: '${limit}' bytes. Please see \`limits_config.max_structured_metadata_size\` or contact your svc administrator to increase it.`;
+
+/**
+ * The request's records grouped into streams; `nowNs`: the time of records that carry none. Every
+ * record carries its resource's and scope's metadata, so what the mapping makes is charged as it is
+ * made (a thousand resource attributes over ten thousand empty records is a small body); over
+ * `limits.maxBytes` the request is refused (413). A record whose structured metadata is over the
+ * per-entry limits is refused before it is built.
+ */
+export function otlpLogsToStreams(request: Record<string, unknown>, rules: OtlpRules, nowNs: bigint, limits: OtlpLogsLimits): OtlpLogs {
+  let charged = 0;
+  const charge = (cost: number) => {
+    charged += cost;
+    if (charged > limits.maxBytes) throw tooLarge(charged, limits.maxBytes);
+  };
   const byText = new Map<string, PushStream>();
   const out: OtlpLogs = { streams: [], records: 0, refused: 0, errors: [] };
   const resourceLogs = list(request, "resourceLogs", "resourceLogs");
@@ -83,14 +123,28 @@ export function otlpLogsToStreams(request: Record<string, unknown>, rules: OtlpR
       if (scopeVersion) scopeMetadata.push(["scope_version", scopeVersion]);
       if (scopeDropped) scopeMetadata.push(["scope_dropped_attributes_count", String(scopeDropped)]);
       const records = list(sl, "logRecords", sat);
+      // what every record of the scope carries besides its own
+      const sharedCount = resourceMetadata.length + scopeMetadata.length;
+      const sharedBytes = bytesOf(resourceMetadata) + bytesOf(scopeMetadata);
+      const sharedCost = sharedCount * (ITEM_COST / 4) + sharedBytes;
+      // over a limit with the shared part alone: every record of the scope is refused at once
+      const sharedProblem =
+        limits.metadataCount > 0 && sharedCount > limits.metadataCount ? tooManyMetadata(resourceText, sharedCount, limits.metadataCount)
+        : limits.metadataSize > 0 && sharedBytes > limits.metadataSize ? metadataTooLarge(resourceText, sharedBytes, limits.metadataSize)
+        : undefined;
+      if (sharedProblem !== undefined) {
+        out.refused += records.length;
+        if (records.length) out.errors.push(sharedProblem);
+        continue;
+      }
       for (let i = 0; i < records.length; i++) {
         const rec = records[i] as Record<string, unknown>;
         const rat = `${sat}.logRecords[${i}]`;
         const recordLabels: Record<string, string> = {};
         const metadata: Pairs = [];
         split(list(rec, "attributes", `${rat}.attributes`), `${rat}.attributes`, rules.log, recordLabels, metadata);
-        const time = nanos(own(rec, "timeUnixNano") ? rec.timeUnixNano : undefined);
-        const observed = nanos(own(rec, "observedTimeUnixNano") ? rec.observedTimeUnixNano : undefined);
+        const time = timeOf(rec, "timeUnixNano", rat);
+        const observed = timeOf(rec, "observedTimeUnixNano", rat);
         if (time !== 0n && observed !== 0n) metadata.push(["observed_timestamp", observed.toString()]);
         const severityNumber = num(rec, "severityNumber", rat);
         if (severityNumber) metadata.push(["severity_number", String(severityNumber)]);
@@ -107,9 +161,6 @@ export function otlpLogsToStreams(request: Record<string, unknown>, rules: OtlpR
         if (traceId) metadata.push(["trace_id", traceId]);
         const spanId = idHex(rec, "spanId", rat);
         if (spanId) metadata.push(["span_id", spanId]);
-        for (const p of resourceMetadata) metadata.push(p);
-        for (const p of scopeMetadata) metadata.push(p);
-
         let streamLabels = labels;
         let text = resourceText;
         const badRecordLabel = Object.keys(recordLabels).find((k) => !LABEL_NAME.test(k));
@@ -123,6 +174,23 @@ export function otlpLogsToStreams(request: Record<string, unknown>, rules: OtlpR
           for (const [k, v] of Object.entries(streamLabels)) if (v === "") delete streamLabels[k];
           text = labelText(streamLabels);
         }
+        // the per-entry limits, before anything of the entry is built (counted before repeated names merge)
+        const count = metadata.length + sharedCount;
+        const size = bytesOf(metadata) + sharedBytes;
+        if (limits.metadataCount > 0 && count > limits.metadataCount) {
+          out.refused++;
+          out.errors.push(tooManyMetadata(text, count, limits.metadataCount));
+          continue;
+        }
+        if (limits.metadataSize > 0 && size > limits.metadataSize) {
+          out.refused++;
+          out.errors.push(metadataTooLarge(text, size, limits.metadataSize));
+          continue;
+        }
+        const line = toWellFormed(valueText(own(rec, "body") ? rec.body : undefined, `${rat}.body`));
+        charge(ITEM_COST + line.length + sharedCost + metadata.length * (ITEM_COST / 4) + size - sharedBytes);
+        for (const p of resourceMetadata) metadata.push(p);
+        for (const p of scopeMetadata) metadata.push(p);
         let stream = byText.get(text);
         if (!stream) {
           stream = { labels: streamLabels, text, entries: [] };
@@ -130,12 +198,12 @@ export function otlpLogsToStreams(request: Record<string, unknown>, rules: OtlpR
         }
         const entry: PushEntry = {
           ts: time !== 0n ? time : observed !== 0n ? observed : nowNs,
-          line: toWellFormed(valueText(own(rec, "body") ? rec.body : undefined, `${rat}.body`)),
+          line,
         };
         if (metadata.length) {
           const m: Record<string, string> = {};
           // the first of a name wins: the record's own attributes before the resource's and the scope's
-          for (const [k, v] of metadata) if (!Object.hasOwn(m, k) && k !== "") m[k] = toWellFormed(v);
+          for (const [k, v] of metadata) if (!Object.hasOwn(m, k) && k !== "" && k !== "__proto__") m[k] = toWellFormed(v);
           entry.metadata = m;
         }
         stream.entries.push(entry);
@@ -157,6 +225,9 @@ export interface DecodeOtlpLogsInput {
   defaultIndexLabels: readonly string[];
   /** the time given to records that carry none, ns */
   nowNs: bigint;
+  /** the tenant's max_structured_metadata_entries_count and max_structured_metadata_size */
+  metadataCount: number;
+  metadataSize: number;
 }
 
 /** the real product's refusal of another Content-Type */
@@ -177,7 +248,11 @@ export function decodeOtlpLogsSync(input: DecodeOtlpLogsInput): OtlpLogs {
 function mapped(bytes: Uint8Array, encoding: OtlpEncoding, input: DecodeOtlpLogsInput): OtlpLogs {
   const request = decodeOtlp("ExportLogsServiceRequest", bytes, encoding, input.maxBytes);
   try {
-    return otlpLogsToStreams(request, otlpRules(input.config, input.defaultIndexLabels), input.nowNs);
+    return otlpLogsToStreams(request, otlpRules(input.config, input.defaultIndexLabels), input.nowNs, {
+      maxBytes: input.maxBytes,
+      metadataCount: input.metadataCount,
+      metadataSize: input.metadataSize,
+    });
   } catch (err) {
     if (err instanceof TypeError || err instanceof RangeError) throw new ApiError(400, `invalid OTLP logs request: ${err.message}`);
     throw err;

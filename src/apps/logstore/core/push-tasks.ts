@@ -12,7 +12,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import type { TaskFn, TaskRunner } from "../../../lib/tasks.ts";
 import { memoryPacer } from "../../../platform/memory.ts";
 import { batchOf, type HeadBatch } from "./head.ts";
-import { decodePush, decodePushSync, type PushEntry, type PushStream } from "./push-decode.ts";
+import { decodeContent, decodePush, decodePushSync, type PushEntry, type PushStream } from "./push-decode.ts";
 import { decodeOtlpLogs, decodeOtlpLogsSync, type DecodeOtlpLogsInput, type OtlpLogs } from "./otlp-logs.ts";
 
 /** bodies from this size up are decoded on a worker (below it, the round trip costs more than the parse) */
@@ -113,7 +113,16 @@ export function decodePushOn(decoder: TaskRunner | undefined, input: DecodePushI
   );
 }
 
-/** an OTLP logs body as streams, on a worker for large bodies (decodeOn) */
-export function decodeOtlpLogsOn(decoder: TaskRunner | undefined, input: DecodeOtlpLogsInput): Promise<OtlpLogs> {
-  return decodeOn<OtlpLogs, PackedOtlp>(decoder, "decodeOtlpLogs", input, () => decodeOtlpLogs(input), (d) => ({ ...d, streams: unpack(d.streams) }));
+/**
+ * an OTLP logs body as streams, on a worker for large bodies (decodeOn); a small compressed body is
+ * inflated first (off the event loop: node:zlib's asynchronous form), as it may inflate a thousandfold,
+ * and then decoded on a worker when it grew large
+ */
+export async function decodeOtlpLogsOn(decoder: TaskRunner | undefined, input: DecodeOtlpLogsInput): Promise<OtlpLogs> {
+  let onWorker = input;
+  const encoding = (input.contentEncoding ?? "").trim().toLowerCase();
+  if (decoder && !decoder.inline && input.body.length < OFF_THREAD_BYTES && (encoding === "gzip" || encoding === "deflate")) {
+    onWorker = { ...input, body: await decodeContent(input.body, input.contentEncoding, input.maxBytes), contentEncoding: "" };
+  }
+  return decodeOn<OtlpLogs, PackedOtlp>(decoder, "decodeOtlpLogs", onWorker, () => decodeOtlpLogs(onWorker), (d) => ({ ...d, streams: unpack(d.streams) }));
 }

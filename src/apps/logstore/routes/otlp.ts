@@ -31,12 +31,15 @@ export function registerOtlpLogs(app: Hono, deps: OtlpLogsDeps, auth: StoreAuth,
       const body = new Uint8Array(await c.req.arrayBuffer());
       release(body.length);
       const encoding = answerEncoding(c.req.header("Content-Type"));
+      const limits = deps.limits(tenant);
       const logs = await decodeOtlpLogsOn(decoder, {
         body,
         contentType: c.req.header("Content-Type"),
         contentEncoding: c.req.header("Content-Encoding"),
         maxBytes: maxRecvMsgSize,
-        config: deps.limits(tenant).otlp_config,
+        config: limits.otlp_config,
+        metadataCount: limits.max_structured_metadata_entries_count,
+        metadataSize: limits.max_structured_metadata_size,
         defaultIndexLabels: deps.defaultIndexLabels,
         nowNs: BigInt(deps.now()) * 1_000_000n,
       });

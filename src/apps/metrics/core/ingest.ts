@@ -34,6 +34,14 @@ export interface IngestResult {
   message?: string;
   /** samples stored (a 200, or a 400 that refused only some) */
   appended?: number;
+  /** samples refused (a 400) */
+  rejected?: number;
+  /**
+   * the first refusal was the ingester's (a series limit, a sample out of
+   * order or too old), which Mimir reports as a soft error: an OTLP push is
+   * then answered with a partial success even when nothing was stored
+   */
+  soft?: boolean;
 }
 
 /** a time as Go's RFC 3339 with nanoseconds writes it (trailing zeros trimmed), for ingester messages */
@@ -71,11 +79,17 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
   const limits = deps.limits.of(tenant);
   const now = deps.now();
   let firstError: string | undefined;
-  let rejected = false;
-  const fail = (reason: string, samples: number, message: string) => {
-    rejected = true;
+  let firstSoft = false;
+  let rejected = 0;
+  let refusedAny = false;
+  const fail = (reason: string, samples: number, message: string, soft = false) => {
+    refusedAny = true;
+    rejected += samples;
     if (samples) deps.counters.discarded(tenant, reason, samples);
-    firstError ??= message;
+    if (firstError === undefined) {
+      firstError = message;
+      firstSoft = soft;
+    }
   };
 
   let total = 0;
@@ -130,7 +144,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
       if (!s || !s.active) {
         const refused = seriesLimitProblem(head, s, labels, limits, now, deps.idleTimeout);
         if (refused) {
-          fail(refused.reason, ts.samples.length, refused.message);
+          fail(refused.reason, ts.samples.length, refused.message, true);
           continue;
         }
       }
@@ -142,7 +156,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     } else if (!s.active) {
       const refused = seriesLimitProblem(head, s, NO_PAIRS, limits, now, deps.idleTimeout);
       if (refused) {
-        fail(refused.reason, ts.samples.length, refused.message);
+        fail(refused.reason, ts.samples.length, refused.message, true);
         continue;
       }
     }
@@ -163,7 +177,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
       kept ??= samples.slice(0, k);
       if (result === "duplicate") continue;
       const [reason, text, id] = SAMPLE_ERRORS[result];
-      fail(reason, 1, `failed pushing to ingester outpost: user=${tenant}: ${text} (err-mimir-${id}). The affected sample has timestamp ${goTime(t)} and is from series ${seriesText(pairsOf(v))}`);
+      fail(reason, 1, `failed pushing to ingester outpost: user=${tenant}: ${text} (err-mimir-${id}). The affected sample has timestamp ${goTime(t)} and is from series ${seriesText(pairsOf(v))}`, true);
     }
     if (s && ok) {
       head.activate(s, now);
@@ -173,12 +187,12 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     }
   }
   if (appended) {
-    const whole = !rejected && raw && acceptedSeries.length === request.timeseries.length;
+    const whole = !refusedAny && raw && acceptedSeries.length === request.timeseries.length;
     const record = whole ? raw : encodeWriteRequest({ timeseries: acceptedSeries.map((v, i) => ({ labels: pairsOf(v), samples: acceptedSamples[i]! })) });
     deps.store.logWrite(tenant, record);
     deps.counters.ingested(tenant, appended);
   }
-  return firstError === undefined ? { status: 200, appended } : { status: 400, message: firstError, appended };
+  return firstError === undefined ? { status: 200, appended } : { status: 400, message: firstError, appended, rejected, soft: firstSoft };
 }
 
 /**

@@ -232,6 +232,11 @@ function readInt64(r: protobuf.Reader): number {
  * written as its exact bits.
  */
 export function encodeWriteRequest(request: { timeseries: Array<{ labels: LabelPair[]; samples: Sample[] }> }): Uint8Array<ArrayBuffer> {
+  return snappy.compress(encodeWriteRequestBytes(request)) as Uint8Array<ArrayBuffer>;
+}
+
+/** encodeWriteRequest's protobuf bytes, before snappy (an OTLP push translated on a worker is packed from them) */
+export function encodeWriteRequestBytes(request: { timeseries: Array<{ labels: LabelPair[]; samples: Sample[] }> }): Uint8Array<ArrayBuffer> {
   const w = protobuf.Writer.create();
   for (const ts of request.timeseries) {
     w.uint32(10).fork();
@@ -244,7 +249,7 @@ export function encodeWriteRequest(request: { timeseries: Array<{ labels: LabelP
     }
     w.ldelim();
   }
-  return snappy.compress(w.finish()) as Uint8Array<ArrayBuffer>;
+  return w.finish() as Uint8Array<ArrayBuffer>;
 }
 
 const STALE_BITS = { low: 2, high: 0x7ff00000 };
