@@ -13,6 +13,12 @@ export const GROUPS = `ou=groups,${SUFFIX}`;
 export const dnOf = (uid: string, ou = `ou=staff,${PEOPLE}`) => `uid=${uid},${ou}`;
 export const group = (cn: string) => `cn=${cn},${GROUPS}`;
 
+/** an entry added to groups (ldapadd input: the person, then each group's new member) */
+export function personIn(uid: string, groups: string[], ou = `ou=staff,${PEOPLE}`): string {
+  const given = uid[0]!.toUpperCase() + uid.slice(1);
+  return [person(uid, given, "Added", ou), ...groups.map((g) => `dn: ${group(g)}\nchangetype: modify\nadd: member\nmember: ${dnOf(uid, ou)}\n`)].join("\n");
+}
+
 export function person(uid: string, given: string, sn: string, ou = `ou=staff,${PEOPLE}`): string {
   return `dn: ${dnOf(uid, ou)}
 objectClass: inetOrgPerson
@@ -66,6 +72,10 @@ export function serverBlock(o: {
   clientCert?: { cert: string; key: string };
   timeout?: number;
   groupSearch?: boolean;
+  /** search_filter; "(uid=%s)" unless given */
+  searchFilter?: string;
+  /** search_base_dns; [PEOPLE] unless given */
+  baseDns?: string[];
 }): string {
   return `
 [[servers]]
@@ -79,8 +89,8 @@ ${o.clientCert ? `client_cert = "${o.clientCert.cert}"\nclient_key = "${o.client
 bind_dn = "${ROOT_DN}"
 bind_password = "$__env{OUTPOST_TEST_LDAP_BIND_PW}"
 timeout = ${o.timeout ?? 5}
-search_filter = "(uid=%s)"
-search_base_dns = ["${PEOPLE}"]
+search_filter = "${o.searchFilter ?? "(uid=%s)"}"
+search_base_dns = [${(o.baseDns ?? [PEOPLE]).map((b) => `"${b}"`).join(", ")}]
 ${o.groupSearch ? `group_search_filter = "(&(objectClass=groupOfNames)(member=%s))"\ngroup_search_base_dns = ["${GROUPS}"]` : ""}
 
 [servers.attributes]

@@ -9,7 +9,13 @@
 // - the active sync: a page session of a user removed from the directory (or
 //   from every mapped group) ends at the next sync, roles follow the groups
 //   meanwhile, and a sync while slapd is stopped changes nothing.
+// - what the security review of the sync found (a directory of its own): a
+//   search base that does not exist, or every user's entry removed, disables
+//   nobody (the run changes nothing and says so); with search_filter
+//   "(mail=%s)" (users sign in with their email) the sync finds users by their
+//   login; one user the database refuses is logged and the run goes on.
 // Skipped, saying so, where slapd is not installed (.ci/run installs it).
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -17,9 +23,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, basic, type Reply } from "../../../helpers/api.ts";
 import { eventually } from "../../../helpers/eventually.ts";
-import { dnOf, group, SEED, serverBlock, setBindPasswordEnv } from "../../../helpers/ldap-directory.ts";
+import { tooManyToDisable } from "../../../../src/apps/dashboard/core/identity/ldap.ts";
+import { dnOf, group, PEOPLE, personIn, SEED, serverBlock, setBindPasswordEnv } from "../../../helpers/ldap-directory.ts";
 import { useServer } from "../../../helpers/server.ts";
-import { LDAP_TOOLS, SLAPD, SLAPD_SKIPPED, startSlapd, type Slapd } from "../../../helpers/slapd.ts";
+import { LDAP_TOOLS, SLAPD, SLAPD_SKIPPED, startSlapd, SUFFIX, type Slapd } from "../../../helpers/slapd.ts";
 
 const AVAILABLE = SLAPD !== undefined && LDAP_TOOLS;
 if (!AVAILABLE) console.warn(`test/dashboard/legacy/identity/ldap-active-sync.test.ts ${SLAPD_SKIPPED}`);
@@ -207,6 +214,157 @@ describe.skipIf(!AVAILABLE)(`LDAP load and active sync against OpenLDAP${AVAILAB
       expect((await t.api.get(`/api/users/${alice.id}/orgs`, { auth: ADMIN })).body).toEqual([expect.objectContaining({ orgId: 1, role: "Admin" })]);
       expect(await sessionsOf(alice.id)).toBe(1);
       expect(t.server.logs.slice(before).some((l) => String(l.msg).includes("disabled"))).toBe(false);
+    });
+  });
+});
+
+describe("the active sync's limit on disabling (tooManyToDisable)", () => {
+  it("every user checked (at least 2), or more than half of more than 10, is too many; one user alone, or half, is not", () => {
+    expect(tooManyToDisable(1, 1)).toBe(false);
+    expect(tooManyToDisable(2, 2)).toBe(true);
+    expect(tooManyToDisable(3, 2)).toBe(false);
+    expect(tooManyToDisable(10, 9)).toBe(false);
+    expect(tooManyToDisable(10, 10)).toBe(true);
+    expect(tooManyToDisable(11, 5)).toBe(false);
+    expect(tooManyToDisable(11, 6)).toBe(true);
+    expect(tooManyToDisable(100, 50)).toBe(false);
+    expect(tooManyToDisable(100, 51)).toBe(true);
+    expect(tooManyToDisable(0, 0)).toBe(false);
+    expect(tooManyToDisable(5, 0)).toBe(false);
+  });
+});
+
+describe.skipIf(!AVAILABLE)(`the active sync's review mends against OpenLDAP${AVAILABLE ? "" : ` (${SLAPD_SKIPPED})`}`, () => {
+  const dir = AVAILABLE ? mkdtempSync(join(tmpdir(), "outpost-ldap-sync-mends-")) : "";
+  const mailToml = join(dir, "ldap-mail.toml");
+  const plainToml = join(dir, "ldap.toml");
+  const guardToml = join(dir, "ldap-guard.toml");
+  let slapd: Slapd | undefined;
+  setBindPasswordEnv();
+
+  beforeAll(async () => {
+    slapd = await startSlapd(dir);
+    await slapd.apply(SEED);
+    await slapd.apply([personIn("frank", ["viewers"]), personIn("gina", ["viewers"]), personIn("hank", ["editors"])].join("\n"));
+    writeFileSync(mailToml, serverBlock({ port: slapd.ldapPort, tls: "none", searchFilter: "(mail=%s)" }));
+    writeFileSync(plainToml, serverBlock({ port: slapd.ldapPort, tls: "none" }));
+    writeFileSync(guardToml, serverBlock({ port: slapd.ldapPort, tls: "none" }));
+  });
+  afterAll(async () => {
+    await slapd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  type T = ReturnType<typeof useServer>;
+  /** a page session (the session cookie) */
+  const signIn = async (t: T, user: string, password = `${user}-pw`) => {
+    const r = await fetch(`${t.server.urls.dashboard}/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ user, password }) });
+    expect(r.status).toBe(200);
+    return { Cookie: r.headers.get("set-cookie")!.split(";")[0]! };
+  };
+  const userOf = async (t: T, login: string) => (await t.api.get(`/api/users/lookup?loginOrEmail=${encodeURIComponent(login)}`, { auth: ADMIN })).body;
+  /** the reports of the sync runs that ended after log line `from` */
+  const runsAfter = (t: T, from: number) => t.server.logs.slice(from).filter((l) => l.msg === "LDAP active sync done");
+  /** the report of a run that started after log line `from` (the second to end after it) */
+  const nextRun = async (t: T, from: number) => {
+    await eventually(() => runsAfter(t, from), (runs) => expect(runs.length).toBeGreaterThanOrEqual(2));
+    return runsAfter(t, from)[1]!;
+  };
+  const reload = async (t: T) => expect((await t.api.post("/api/admin/ldap/reload", { auth: ADMIN })).status).toBe(200);
+
+  describe('search_filter "(mail=%s)": users sign in with their email, their login is the uid', () => {
+    const t = useServer({ "auth.ldap.enabled": true, "auth.ldap.config_file": mailToml, "auth.ldap.sync_cron": "* * * * * *" });
+
+    it("the sync finds the user by its login, not by what it typed: it stays enabled; removed from the directory, it is disabled", async () => {
+      const cookie = await signIn(t, "erin@example.org", "erin-pw");
+      const erin = await userOf(t, "erin");
+      expect(erin).toMatchObject({ login: "erin", email: "erin@example.org", isDisabled: false });
+      const run = await nextRun(t, t.server.logs.length);
+      expect(run).toMatchObject({ checked: 1, disabled: 0 });
+      expect((await userOf(t, "erin")).isDisabled).toBe(false);
+      expect((await t.api.get("/api/user", { headers: cookie })).status).toBe(200);
+      // the debug API's sync of the user finds it the same way
+      expect((await t.api.post(`/api/admin/ldap/sync/${erin.id}`, { auth: ADMIN })).body).toEqual({ message: "User synced successfully" });
+      // typing the login at sign-in searches it as a mail and finds nobody: refused, and nobody disabled
+      expect((await t.api.get("/api/user", { auth: basic("erin", "a-guess") })).status).toBe(401);
+      expect((await userOf(t, "erin")).isDisabled).toBe(false);
+      expect((await t.api.get("/api/user", { headers: cookie })).status).toBe(200);
+
+      await slapd!.remove(dnOf("erin"));
+      await eventually(() => t.api.get("/api/user", { headers: cookie }), (r) => expect(r.status).toBe(401));
+      expect((await userOf(t, "erin")).isDisabled).toBe(true);
+    });
+  });
+
+  describe("one user whose directory values the users table cannot hold", () => {
+    const t = useServer({ "auth.ldap.enabled": true, "auth.ldap.config_file": plainToml, "auth.ldap.sync_cron": "* * * * * *" });
+
+    it("keeps its login and email (logged) while the run goes on with the other users; its sign-in is refused, not a 500", async () => {
+      // alice first: looked up and updated before bob
+      await signIn(t, "alice");
+      const bob = await signIn(t, "bob");
+      expect((await t.api.get("/api/user/orgs", { headers: bob })).body).toEqual([expect.objectContaining({ orgId: 1, role: "Editor" })]);
+      // alice's mail becomes longer than the email column holds; bob moves to the viewers
+      const long = `${randomBytes(3000).toString("base64")}@example.org`;
+      await slapd!.apply(`dn: ${dnOf("alice")}\nchangetype: modify\nreplace: mail\nmail: ${long}\n`, true);
+      await slapd!.apply(`dn: ${group("editors")}\nchangetype: modify\ndelete: member\nmember: ${dnOf("bob")}\n\ndn: ${group("viewers")}\nchangetype: modify\nadd: member\nmember: ${dnOf("bob")}\n`, true);
+      await eventually(() => t.api.get("/api/user/orgs", { headers: bob }), (r) => expect(r.body).toEqual([expect.objectContaining({ orgId: 1, role: "Viewer" })]));
+      const kept = t.server.logs.find((l) => String(l.msg).startsWith("LDAP sync: the directory's login or email is too long or holds control characters"));
+      expect(kept, JSON.stringify(t.server.logs.filter((l) => String(l.msg).startsWith("LDAP")).slice(-5))).toMatchObject({ level: "warn", login: "alice" });
+      expect((await userOf(t, "alice")).email).toBe("alice@example.org");
+      expect(t.server.logs.some((l) => l.msg === "LDAP active sync failed")).toBe(false);
+      // a first sign-in with such values (dave, not signed in before, so not remembered): refused, the reason logged
+      const contractors = `ou=contractors,ou=staff,${PEOPLE}`;
+      await slapd!.apply(`dn: ${dnOf("dave", contractors)}\nchangetype: modify\nreplace: mail\nmail: ${long}\n`, true);
+      const r = await t.api.get("/api/user", { headers: { Authorization: `Basic ${Buffer.from("dave:dave-pw").toString("base64")}` } });
+      expect(r.status).toBe(401);
+      expect(t.server.logs.some((l) => String(l.msg).startsWith("LDAP sign-in refused: the directory's login or email is too long"))).toBe(true);
+    });
+  });
+
+  describe("a directory that finds nobody disables nobody", () => {
+    const t = useServer({ "auth.ldap.enabled": true, "auth.ldap.config_file": guardToml, "auth.ldap.sync_cron": "* * * * * *" });
+    const users = ["frank", "gina", "hank"];
+    const cookies: Array<{ Cookie: string }> = [];
+    /** every user enabled, every page session alive */
+    const nobodyDisabled = async () => {
+      for (const login of users) expect((await userOf(t, login)).isDisabled, login).toBe(false);
+      for (const cookie of cookies) expect((await t.api.get("/api/user", { headers: cookie })).status).toBe(200);
+    };
+
+    it("a search base that does not exist (noSuchObject) is no answer: nobody is disabled, by the sync or the debug API's sync", async () => {
+      for (const login of users) cookies.push(await signIn(t, login));
+      expect(await nextRun(t, t.server.logs.length)).toMatchObject({ checked: 3, disabled: 0 });
+
+      writeFileSync(guardToml, serverBlock({ port: slapd!.ldapPort, tls: "none", baseDns: [`ou=gone,${SUFFIX}`] }));
+      await reload(t);
+      const from = t.server.logs.length;
+      const run = await nextRun(t, from);
+      expect(run).toMatchObject({ checked: 0, unchanged: 3, disabled: 0, withheld: false });
+      await nobodyDisabled();
+      const warned = t.server.logs.slice(from).find((l) => String(l.msg).startsWith("LDAP active sync: some LDAP servers could not answer"));
+      expect(JSON.stringify(warned)).toContain(`search base \\"ou=gone,${SUFFIX}\\" does not exist or cannot be read by the bind account (noSuchObject)`);
+      // the lookups had no answer: no "would disable too many" either
+      expect(t.server.logs.slice(from).some((l) => String(l.msg).startsWith("LDAP active sync changed nothing"))).toBe(false);
+      const frank = await userOf(t, "frank");
+      const sync = await t.api.post(`/api/admin/ldap/sync/${frank.id}`, { auth: ADMIN });
+      expect(sync.status).toBe(400);
+      expect(sync.body.message).toBe("Something went wrong while finding the user in LDAP");
+      await nobodyDisabled();
+
+      writeFileSync(guardToml, serverBlock({ port: slapd!.ldapPort, tls: "none" }));
+      await reload(t);
+      expect(await nextRun(t, t.server.logs.length)).toMatchObject({ checked: 3, disabled: 0 });
+    });
+
+    it("every user's entry removed: the run changes nothing at all, and says so", async () => {
+      await slapd!.remove(...users.map((u) => dnOf(u)));
+      const from = t.server.logs.length;
+      const run = await nextRun(t, from);
+      expect(run).toMatchObject({ checked: 3, disabled: 0, withheld: true });
+      const warned = t.server.logs.slice(from).find((l) => String(l.msg).startsWith("LDAP active sync changed nothing: it would have disabled too many"));
+      expect(warned).toMatchObject({ level: "warn", checked: 3, wouldDisable: 3 });
+      await nobodyDisabled();
     });
   });
 });

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, basic } from "../../../helpers/api.ts";
 import { freePort } from "../../../helpers/browser.ts";
 import { testClock, useServer } from "../../../helpers/server.ts";
-import { dnOf, group, PEOPLE, SEED, serverBlock } from "../../../helpers/ldap-directory.ts";
+import { dnOf, group, PEOPLE, personIn, SEED, serverBlock } from "../../../helpers/ldap-directory.ts";
 import { LDAP_TOOLS, ROOT_PW, SLAPD, SLAPD_SKIPPED, startSlapd, type Slapd } from "../../../helpers/slapd.ts";
 
 const AVAILABLE = SLAPD !== undefined && LDAP_TOOLS;
@@ -145,6 +145,44 @@ describe.skipIf(!AVAILABLE)(`LDAP sign-in against OpenLDAP${AVAILABLE ? "" : ` (
       later();
       expect((await t.api.get("/api/user", { auth: basic("mallory", "mallory-pw") })).status).toBe(401);
       expect((await userOf("bob")).login).toBe("bob");
+    });
+
+    it("a login or email the directory gives that is another user's email or login: the sign-in is refused; a sync keeps the user's own", async () => {
+      // a user without a password (so "frank" is asked of the directory, not checked locally) whose
+      // email is a directory user's login, and a local user whose login is a directory user's email
+      const zed = await t.api.post("/api/admin/users", { auth: ADMIN, body: { login: "zed", email: "frank", password: "zed-local-pw" } });
+      expect(zed.status).toBe(200);
+      await t.server.db.pg.query("update users set password_hash = null where login = 'zed'");
+      // any identity write refreshes the read model
+      expect((await t.api.put(`/api/users/${zed.body.id}`, { auth: ADMIN, body: { name: "Zed" } })).status).toBe(200);
+      expect((await t.api.post("/api/admin/users", { auth: ADMIN, body: { login: "gina@example.org", email: "gina-local@example.net", password: "gina-local-pw" } })).status).toBe(200);
+      await slapd!.apply([personIn("frank", ["viewers"]), personIn("gina", ["viewers"]), personIn("hank", ["viewers"])].join("\n"));
+      const refusals = () => t.server.logs.filter((l) => l.msg === "LDAP sign-in refused: the login or email the directory gives is another user's login or email").length;
+      const before = refusals();
+      later();
+      expect((await t.api.get("/api/user", { auth: basic("frank", "frank-pw") })).status).toBe(401);
+      expect((await t.api.get("/api/user", { auth: basic("gina", "gina-pw") })).status).toBe(401);
+      expect(refusals() - before).toBe(2);
+      // "frank" is still zed's email alone, "gina@example.org" the local gina's login alone
+      expect((await userOf("frank")).login).toBe("zed");
+      expect((await userOf("gina@example.org")).email).toBe("gina-local@example.net");
+      expect((await userOf("gina")).message).toBe("user not found");
+
+      // an LDAP user whose email in the directory becomes another user's login: the sync updates
+      // the rest and leaves its login and email as they were; a sign-in with it is refused
+      expect((await t.api.get("/api/user", { auth: basic("hank", "hank-pw") })).status).toBe(200);
+      const hank = await userOf("hank");
+      await slapd!.apply(`dn: ${dnOf("hank")}\nchangetype: modify\nreplace: mail\nmail: zed\n-\nreplace: givenName\ngivenName: Henry\n`, true);
+      const sync = await t.api.post(`/api/admin/ldap/sync/${hank.id}`, { auth: ADMIN });
+      expect(sync.status).toBe(200);
+      expect(sync.body.message).toBe("User synced, but the login or email LDAP gives is another user's: the user's login and email were left as they were");
+      expect(await userOf("hank")).toMatchObject({ id: hank.id, login: "hank", email: "hank@example.org", name: "Henry Added" });
+      expect((await userOf("zed")).login).toBe("zed");
+      expect(t.server.logs.some((l) => String(l.msg).startsWith("LDAP sync: the login or email the directory gives is another user's") && l.login === "hank" && l.directoryEmail === "zed")).toBe(true);
+      later();
+      expect((await t.api.get("/api/user", { auth: basic("hank", "hank-pw") })).status).toBe(401);
+      expect(refusals() - before).toBe(3);
+      expect((await userOf("hank")).email).toBe("hank@example.org");
     });
 
     it("team sync: a team whose external group holds the user gains it (labelled LDAP), loses it when the group does; hand-added members stay", async () => {

@@ -3,6 +3,8 @@
 // required, ID token, userinfo, RP-initiated logout), driven over HTTP as a
 // browser would (cookies kept, redirects walked, the provider's login form
 // posted). docs/authentication.md, "OpenID Connect".
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../src/config/load.ts";
@@ -600,5 +602,101 @@ describe("OpenID Connect: skip_org_role_sync", () => {
     accounts.ron!.groups = [];
     expect((await f.signIn("ron")).location).toBe("/");
     expect((await f.lookup("ron@example.com"))!.isSvcAdmin).toBe(true);
+  }, 60_000);
+});
+
+/**
+ * What answers at the issuer is no provider: a status no Response can carry (999), an endless answer
+ * (5 MiB, chunked). With tls_skip_verify_insecure the requests go through oauth-tls.ts's client,
+ * which must refuse both (a message on the sign-in page, the reason in the log), never throw from
+ * an event handler (an uncaught exception ends the process) nor hold the whole answer.
+ */
+describe("OpenID Connect: answers the provider's HTTP client must refuse (oauth-tls.ts)", () => {
+  let mode: "status" | "huge" = "status";
+  let bad: Server;
+  let server: TestServer;
+  let base = "";
+  const uncaught: unknown[] = [];
+  const record = (err: unknown) => void uncaught.push(err);
+
+  beforeAll(async () => {
+    process.on("uncaughtException", record);
+    bad = createServer((req, res) => {
+      req.socket.on("error", () => {});
+      res.on("error", () => {});
+      if (mode === "status") {
+        res.writeHead(999, { "Content-Type": "application/json" });
+        res.end("{}");
+        return;
+      }
+      // 5 MiB without a Content-Length: the client has to stop reading by itself
+      res.writeHead(200, { "Content-Type": "application/json" });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let left = 80;
+      const write = () => {
+        while (left > 0 && !res.destroyed) {
+          left--;
+          if (!res.write(chunk)) return void res.once("drain", write);
+        }
+        res.end();
+      };
+      write();
+    });
+    await new Promise<void>((resolve) => bad.listen(0, "127.0.0.1", resolve));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = await startTestServer({
+      "dashboard.http_port": port,
+      "dashboard.root_url": `${base}/`,
+      "auth.generic_oauth.enabled": true,
+      "auth.generic_oauth.name": "Broken",
+      "auth.generic_oauth.client_id": "outpost",
+      "auth.generic_oauth.client_secret": "outpost-client-secret",
+      "auth.generic_oauth.issuer": `http://127.0.0.1:${(bad.address() as AddressInfo).port}`,
+      "auth.generic_oauth.tls_skip_verify_insecure": true,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    bad?.closeAllConnections();
+    await new Promise((resolve) => bad?.close(resolve));
+    process.off("uncaughtException", record);
+  });
+
+  /** GET /login/generic_oauth: where it sends the browser, and the message it carries */
+  const start = async () => {
+    // a deadline only so that a request that never ends fails this test rather than the whole run
+    const res = await fetch(`${base}/login/generic_oauth`, { redirect: "manual", signal: AbortSignal.timeout(30_000) });
+    await res.body?.cancel();
+    const location = res.headers.get("Location") ?? "";
+    return { status: res.status, location, error: new URL(location, base).searchParams.get("error") ?? "" };
+  };
+  const logged = (from: number, text: string) => server.logs.slice(from).some((l) => JSON.stringify(l).includes(text));
+
+  it("a status outside 200-599 (999) refuses the sign-in with a message; the server goes on", async () => {
+    mode = "status";
+    const before = server.logs.length;
+    const r = await start();
+    expect(r.status).toBe(302);
+    expect(r.location).toMatch(/^\/login\?error=/);
+    expect(r.error).toBe("Sign-in with Broken failed: the provider's answer was not valid");
+    expect(logged(before, "HTTP status 999"), JSON.stringify(server.logs.slice(before))).toBe(true);
+    expect(uncaught).toEqual([]);
+    // still serving, and asked again at the next sign-in (a failed discovery is not kept)
+    expect((await client(base).get("/api/user", { auth: ADMIN })).status).toBe(200);
+    expect((await start()).error).toBe("Sign-in with Broken failed: the provider's answer was not valid");
+    expect(uncaught).toEqual([]);
+  }, 60_000);
+
+  it("an answer larger than 1 MiB is refused, not read to its end; the server goes on", async () => {
+    mode = "huge";
+    const before = server.logs.length;
+    const r = await start();
+    expect(r.status).toBe(302);
+    expect(r.error).toBe("Sign-in with Broken failed: the provider's answer was not valid");
+    expect(logged(before, "is larger than 1 MiB"), JSON.stringify(server.logs.slice(before))).toBe(true);
+    expect(uncaught).toEqual([]);
+    expect((await client(base).get("/api/user", { auth: ADMIN })).status).toBe(200);
   }, 60_000);
 });

@@ -4,6 +4,9 @@
 // bind), find the user by search_filter with the name escaped for LDAP filters
 // (RFC 4515: no filter injection), bind as the user's DN to check the password,
 // read the mapped attributes and the groups (member_of, or group_search_filter).
+// A user known already (the active sync, the debug API's sync) is found again by
+// its stored login (loginFilter), not by what it typed at sign-in. A search base
+// that does not exist (noSuchObject) is no answer, never "not found".
 // Every connection and operation is bounded by the server's timeout.
 import type { ConnectionOptions } from "node:tls";
 import { Client, Filter, InvalidCredentialsError, type Entry } from "ldapts";
@@ -26,6 +29,19 @@ export class LdapUnavailableError extends Error {
   constructor(readonly where: string, cause: unknown, hint = "") {
     super(`LDAP server ${where}: ${describe(cause)}${hint}`);
     this.name = "LdapUnavailableError";
+  }
+}
+
+/**
+ * The server answered, but not with one user: a search base that does not exist (or that the bind
+ * account may not read: servers answer both as noSuchObject), or a filter matching several entries.
+ * Nothing may be concluded about the user ("not found" would disable it), but the host is not
+ * down either: it is not set aside as one that does not answer.
+ */
+export class LdapAnswerError extends LdapUnavailableError {
+  constructor(where: string, message: string) {
+    super(where, new Error(message));
+    this.name = "LdapAnswerError";
   }
 }
 
@@ -60,6 +76,23 @@ export function escapeDnValue(value: string): string {
 /** a search filter with each %s replaced by the value, escaped */
 export function filterWith(template: string, value: string): string {
   return template.split("%s").join(Filter.escape(value));
+}
+
+/**
+ * The filter that finds a known user again by its stored login (the active sync, the debug API's
+ * sync, the check before a sign-in disables a user): search_filter's restrictions with %s as a
+ * wildcard, AND the username attribute equal to the login, escaped. It does not depend on what the
+ * user typed at sign-in: with search_filter "(mail=%s)" and username "uid" the login is the uid,
+ * and "(mail=erin)" would find nobody. Without a username attribute the login is what was typed,
+ * and search_filter is used with it as at sign-in.
+ */
+export function loginFilter(server: Pick<LdapServerConfig, "searchFilter" | "attributes">, login: string): string {
+  const attribute = server.attributes.username.trim();
+  // no attribute (or one no entry can hold: RFC 4512 descriptor or OID, options allowed): the login was what was typed
+  if (!/^(?:[A-Za-z][A-Za-z0-9-]*|\d+(?:\.\d+)+)(?:;[A-Za-z0-9-]+)*$/.test(attribute) || attribute.toLowerCase() === "dn") return filterWith(server.searchFilter, login);
+  const template = server.searchFilter.trim();
+  const restrictions = (template.startsWith("(") ? template : `(${template})`).split("%s").join("*").replace(/\*{2,}/g, "*");
+  return `(&${restrictions}(${attribute}=${Filter.escape(login)}))`;
 }
 
 function tlsOptionsOf(server: LdapServerConfig, host: string): ConnectionOptions {
@@ -116,7 +149,7 @@ export type Verified = { user: LdapUser } | { wrongPassword: true } | { notFound
  * Finds the user on this server and, when a password is given, checks it.
  * Throws LdapUnavailableError when the server cannot answer.
  */
-export async function findUser(server: LdapServerConfig, login: string, password?: string): Promise<Verified> {
+export async function findUser(server: LdapServerConfig, login: string, password?: string, byLogin = false): Promise<Verified> {
   // several hosts (host = "a b"): the next one when one cannot answer; hosts that just failed go last
   let last: unknown;
   const now = Date.now();
@@ -128,11 +161,11 @@ export async function findUser(server: LdapServerConfig, login: string, password
       continue;
     }
     try {
-      const found = await findUserOn(server, host, login, password);
+      const found = await findUserOn(server, host, login, password, byLogin);
       down.delete(whereOf(server, host));
       return found;
     } catch (err) {
-      if (err instanceof LdapUnavailableError) markDown(server, host);
+      if (err instanceof LdapUnavailableError && !(err instanceof LdapAnswerError)) markDown(server, host);
       last = err;
     }
   }
@@ -148,7 +181,7 @@ function markDown(server: LdapServerConfig, host: string): void {
   down.set(whereOf(server, host), Date.now() + DOWN_MS);
 }
 
-async function findUserOn(server: LdapServerConfig, host: string, login: string, password?: string): Promise<Verified> {
+async function findUserOn(server: LdapServerConfig, host: string, login: string, password: string | undefined, byLogin: boolean): Promise<Verified> {
   const { client, where } = await connect(server, host);
   const singleBind = server.bindDn.includes("%s");
   try {
@@ -165,20 +198,29 @@ async function findUserOn(server: LdapServerConfig, host: string, login: string,
     }
     const a = server.attributes;
     const attributes = [...new Set([a.name, a.surname, a.username, a.email, a.memberOf, server.groupSearchFilterUserAttribute].filter((x) => x && x.toLowerCase() !== "dn"))];
-    const filter = filterWith(server.searchFilter, login);
+    const filter = byLogin ? loginFilter(server, login) : filterWith(server.searchFilter, login);
     let entries: Entry[] = [];
+    const missing: string[] = [];
     for (const base of server.searchBaseDns) {
       const r = await client.search(base, { scope: "sub", filter, attributes, sizeLimit: 2, timeLimit: server.timeoutSeconds }).catch((err: unknown) => {
-        // a base DN that does not exist holds no user
-        if ((err as { code?: number }).code === 32) return { searchEntries: [] as Entry[] };
+        // noSuchObject: the base DN does not exist, or the bind account may not read it (a
+        // reorganised tree, a typo in search_base_dns, an empty directory, lost rights). It is
+        // no answer about the user: never "not found", which would disable every user
+        if ((err as { code?: number }).code === 32) {
+          missing.push(base);
+          return { searchEntries: [] as Entry[] };
+        }
         throw err;
       });
       entries = r.searchEntries;
       if (entries.length) break;
     }
+    if (entries.length === 0 && missing.length) {
+      throw new LdapAnswerError(where, `search base ${missing.map((b) => `"${b}"`).join(", ")} does not exist or cannot be read by the bind account (noSuchObject): check search_base_dns and the bind account's rights; users are not judged "not found" meanwhile`);
+    }
     if (entries.length === 0) return { notFound: true };
     // the filter must name one user: two matches is a configuration problem, never a choice
-    if (entries.length > 1) throw new Error(`search_filter ${server.searchFilter} matches more than one entry for this user name`);
+    if (entries.length > 1) throw new LdapAnswerError(where, `search_filter ${server.searchFilter} matches more than one entry for this user name`);
     const entry = entries[0]!;
     if (password !== undefined && !singleBind) {
       try {

@@ -4,7 +4,9 @@
 // enabled LDAP user is checked against the directory (ldap.ts syncAll): one
 // no longer found, or in no mapped group, is disabled and its sessions end
 // (so a page session of a user removed from the directory ends within one
-// period); roles, the server admin flag and teams follow the groups. Nothing
+// period) — unless the run would disable every user it checked (at least 2),
+// or more than half of them (more than 10), when it changes nothing and says
+// so; roles, the server admin flag and teams follow the groups. Nothing
 // of it runs on a request: requests read the in-memory access model, which the
 // sync's writes invalidate. One run at a time (a run still going when the next
 // time comes is not doubled); stop() waits for the run in progress, which ends

@@ -16,7 +16,13 @@
 // bind and a search) costs a bounded number of connections, and local users
 // and cached sign-ins never wait. The active sync (syncAll, scheduled by
 // ldap-sync.ts) re-checks every enabled LDAP user in the background, one at a
-// time, as a sign-in would; a directory that cannot be reached changes nothing.
+// time, as a sign-in would, by the user's stored login (the username attribute,
+// not what the user typed at sign-in: ldap-client.ts loginFilter). It decides
+// first and applies after: a directory that cannot be reached, or whose search
+// base is missing, changes nothing, and a run that would disable every user it
+// checked (at least 2), or more than half of them (more than 10 checked),
+// changes nothing either and says so. One user that cannot be updated (a
+// database error) is logged and the run goes on.
 import type { LdapConfig, LdapServerConfig } from "../../../../config/ldap.ts";
 import { isUniqueViolation } from "../../../../db/errors.ts";
 import { ApiError, badRequest, notFound } from "../../../../lib/errors.ts";
@@ -30,6 +36,8 @@ import { keepCurrentOrg, setOrgRole } from "./external-users.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import { findUser, pingServer, whereOf, type LdapUser } from "./ldap-client.ts";
 import { syncTeams, teamsForGroups } from "./team-sync.ts";
+import { NAME_LIMITS, storableIdentifier } from "./name-limits.ts";
+import { holderOf } from "./users.ts";
 
 export const LDAP_AUTH_MODULE = "ldap";
 
@@ -54,6 +62,21 @@ export interface LdapSyncReport {
   unchanged: number;
   /** the run stopped early: no server could be reached (nothing more was changed) */
   unreachable: boolean;
+  /**
+   * the run changed nothing at all: it would have disabled every user it checked (at least 2), or
+   * more than half of them (more than 10 checked), which looks like a directory problem (a moved
+   * or unreadable search base, an emptied directory) far more often than like real removals
+   */
+  withheld: boolean;
+}
+
+/**
+ * Would disabling `disabling` of the `checked` users the directory answered for be too many to be
+ * believed? Every one of them (at least 2), or more than half of them (more than 10 checked).
+ */
+export function tooManyToDisable(checked: number, disabling: number): boolean {
+  if (disabling === 0) return false;
+  return (checked >= 2 && disabling >= checked) || (checked > 10 && disabling * 2 > checked);
 }
 
 export interface LdapService extends ExternalLogin {
@@ -109,6 +132,17 @@ type Search = { found: LdapUser; server: LdapServerConfig } | "wrongPassword" | 
 interface SearchOptions {
   /** the active sync: waits for a slot however long the queue, and collects server errors instead of logging each */
   background?: { errors: Map<string, string>; failed: number };
+  /** a known user, by its stored login (ldap-client.ts loginFilter), not by what was typed at sign-in */
+  byLogin?: boolean;
+}
+
+interface UpsertOptions {
+  /**
+   * a sync (not a sign-in): a login or email from the directory that is another user's leaves the
+   * user's login and email as they are (the rest is updated); set to true when that happened.
+   * At a sign-in the same conflict refuses the sign-in.
+   */
+  keepNames?: { kept: boolean };
 }
 
 export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: LdapSettings, logger: Logger): LdapService {
@@ -127,7 +161,7 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
   /** every server in order; the first that has the user decides */
   const search = (login: string, password?: string, options: SearchOptions = {}): Promise<Search> =>
     slot(() => searchServers(login, password, options), options.background !== undefined);
-  const searchServers = async (login: string, password: string | undefined, { background }: SearchOptions): Promise<Search> => {
+  const searchServers = async (login: string, password: string | undefined, { background, byLogin = false }: SearchOptions): Promise<Search> => {
     let failed = 0;
     let wrong = false;
     for (const server of config.servers) {
@@ -139,7 +173,7 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
         continue;
       }
       try {
-        const r = await findUser(server, login, password);
+        const r = await findUser(server, login, password, byLogin);
         if ("user" in r) return { found: r.user, server };
         if ("wrongPassword" in r) wrong = true;
       } catch (err) {
@@ -171,10 +205,11 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
   const anyServerAnswers = async (): Promise<boolean> =>
     slot(async () => (await Promise.all(config.servers.map((s) => pingServer(s)))).flat().some((h) => h.available), true);
 
-  /** would upsert change the user itself (login, email, name, server admin flag, org roles)? */
-  const differs = (snap: Snapshot, user: UserRecord, found: LdapUser, mapped: Mapped): boolean => {
+  /** would upsert change the user itself (login, email, name, server admin flag, org roles)? With ignoreNames, apart from the login and email */
+  const differs = (snap: Snapshot, user: UserRecord, found: LdapUser, mapped: Mapped, ignoreNames = false): boolean => {
     const login = found.login.trim();
-    if (user.login !== login || user.email !== (found.email || login).trim() || (found.name !== "" && found.name !== user.name)) return true;
+    if (!ignoreNames && (user.login !== login || user.email !== (found.email || login).trim())) return true;
+    if (found.name !== "" && found.name !== user.name) return true;
     if (mapped.serverAdmin !== undefined && mapped.serverAdmin !== user.isServerAdmin) return true;
     if (settings.skipOrgRoleSync || mapped.orgRoles.size === 0) return false;
     const have = snap.memberships.get(user.id) ?? new Map<number, OrgRole>();
@@ -183,10 +218,10 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
   };
 
   /** creates or updates the user from the directory; undefined when it may not sign in */
-  const upsert = async (found: LdapUser, mapped: Mapped, existing: UserRecord | undefined): Promise<UserRecord | undefined> => {
+  const upsert = async (found: LdapUser, mapped: Mapped, existing: UserRecord | undefined, options: UpsertOptions = {}): Promise<UserRecord | undefined> => {
     const snap = await deps.model.snapshot();
-    const login = found.login.trim();
-    const email = (found.email || login).trim();
+    let login = found.login.trim();
+    let email = (found.email || login).trim();
     // found by its login only (never by email: a directory entry with another account's mail must not take it over)
     let user = existing ?? exactLogin(snap, login);
     if (user && (user.isServiceAccount || (user.authModule !== LDAP_AUTH_MODULE && (user.passwordHash || user.authModule)))) {
@@ -196,6 +231,32 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
     if (!user && !settings.allowSignUp) {
       log.info("LDAP sign-in refused: the user does not exist and auth.ldap.allow_sign_up is off", { login });
       return undefined;
+    }
+    // what the users table cannot hold is refused, not left to fail in the database (a 500 at sign-in)
+    if (!storableIdentifier(login, NAME_LIMITS.userLogin) || !storableIdentifier(email, NAME_LIMITS.userEmail)) {
+      if (!user || !options.keepNames) {
+        log.warn("LDAP sign-in refused: the directory's login or email is too long or holds control characters", { loginLength: login.length, emailLength: email.length });
+        return undefined;
+      }
+      log.warn("LDAP sync: the directory's login or email is too long or holds control characters; the user's login and email are left as they were", { login: user.login });
+      options.keepNames.kept = true;
+      login = user.login;
+      email = user.email;
+    }
+    // logins and emails share one namespace (users.ts holderOf): the directory's login may not be
+    // another user's email, nor its email another user's login, which the unique indexes alone miss
+    const holder = holderOf(snap, [login, email], user?.id);
+    if (holder) {
+      if (!user || !options.keepNames) {
+        log.warn("LDAP sign-in refused: the login or email the directory gives is another user's login or email", { login, email, holder: holder.login });
+        return undefined;
+      }
+      log.warn("LDAP sync: the login or email the directory gives is another user's login or email; the user's login and email are left as they were", {
+        login: user.login, email: user.email, directoryLogin: login, directoryEmail: email, holder: holder.login,
+      });
+      options.keepNames.kept = true;
+      login = user.login;
+      email = user.email;
     }
     const syncRoles = !user || !settings.skipOrgRoleSync;
     const orgRoles = new Map(mapped.orgRoles);
@@ -237,8 +298,9 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
         return userId;
       })
       .catch((err: unknown) => {
+        // another user took the login or email meanwhile
         if (isUniqueViolation(err, "users_login_key", "users_email_key")) {
-          log.warn("LDAP sign-in refused: the login or email is another user's", { login });
+          log.warn("LDAP sign-in refused: the login or email the directory gives is another user's login or email", { login, email });
           return undefined;
         }
         throw err;
@@ -271,8 +333,11 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
       const r = await search(login, password);
       if (r === "wrongPassword" || r === "unavailable") return undefined;
       if (r === "notFound") {
+        // the typed name found nobody; the user whose login it is is disabled only when the
+        // directory has no entry with that login either (with search_filter "(mail=%s)" a user
+        // signs in with the email: typing another user's login must not disable that user)
         const gone = await existingLdapUser(login);
-        if (gone) await disableRemoved(gone);
+        if (gone && (await search(gone.login, password, { byLogin: true }).catch(() => "unavailable" as const)) === "notFound") await disableRemoved(gone);
         return undefined;
       }
       const mapped = mapGroups(r.server, r.found.groups);
@@ -280,7 +345,8 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
         log.info("LDAP sign-in refused: the user does not belong in any of the specified LDAP groups", { login: r.found.login });
         return undefined;
       }
-      const existing = await existingLdapUser(login);
+      // the user the entry's login names (what was typed may be another attribute: search_filter "(mail=%s)")
+      const existing = (await existingLdapUser(r.found.login.trim())) ?? (await existingLdapUser(login));
       if (existing && (await disabledByAdmin(existing))) {
         log.info("LDAP sign-in refused: the user was disabled by an administrator", { login });
         return undefined;
@@ -324,7 +390,8 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
     async syncUser(userId) {
       const user = (await deps.model.snapshot()).users.get(userId);
       if (!user || user.isServiceAccount || user.authModule !== LDAP_AUTH_MODULE) throw notFound("user not found");
-      const r = await search(user.login);
+      // by the stored login; a missing search base or a server that cannot answer is "something went wrong", never "not found"
+      const r = await search(user.login, undefined, { byLogin: true });
       if (r === "notFound") {
         await disableRemoved(user);
         throw badRequest("User not found in LDAP. Disabled the user without updating information");
@@ -332,8 +399,10 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
       if (typeof r === "string") throw badRequest("Something went wrong while finding the user in LDAP");
       const mapped = mapGroups(r.server, r.found.groups);
       if (!mapped.allowed) throw badRequest("the user does not belong in any of the specified LDAP groups");
-      const synced = await upsert(r.found, mapped, user);
+      const keepNames = { kept: false };
+      const synced = await upsert(r.found, mapped, user, { keepNames });
       if (!synced) throw new ApiError(500, "Failed to update the user");
+      if (keepNames.kept) return "User synced, but the login or email LDAP gives is another user's: the user's login and email were left as they were";
       return "User synced successfully";
     },
 
@@ -343,7 +412,7 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
     },
 
     async syncAll(stopping = () => false) {
-      const report: LdapSyncReport = { checked: 0, updated: 0, disabled: 0, unchanged: 0, unreachable: false };
+      const report: LdapSyncReport = { checked: 0, updated: 0, disabled: 0, unchanged: 0, unreachable: false, withheld: false };
       if (config.servers.every((s) => s.bindDn.includes("%s"))) {
         log.warn("LDAP active sync skipped: every server binds as the user (bind_dn with %s), so users cannot be looked up without their password");
         return { ...report, unreachable: true };
@@ -354,49 +423,96 @@ export function createLdap(deps: IdentityDeps, initial: LdapConfig, settings: Ld
       const background = { errors: new Map<string, string>(), failed: 0 };
       /** servers that could not answer for some user (logged once at the end, not once per user) */
       const partial = new Map<string, string>();
+      /** what the directory said of each user it answered for: applied once every user has been looked up */
+      const decisions: Array<{ id: number; login: string; seen: number; disable?: string; found?: { user: LdapUser; mapped: Mapped } }> = [];
+
+      // 1. every user looked up; nothing changed yet
       for (const id of ids) {
-        if (stopping()) break;
-        // as it is now: a sign-in, an administrator or an earlier user's sync may have changed it
-        const snap = await deps.model.snapshot();
-        const user = snap.users.get(id);
-        if (!user || user.isDisabled || user.authModule !== LDAP_AUTH_MODULE) continue;
-        background.errors.clear();
-        const r = await search(user.login, undefined, { background });
-        for (const [server, error] of background.errors) partial.set(server, error);
-        if (r === "unavailable" || r === "wrongPassword") {
-          report.unchanged++;
-          // no server answered for this user: the directory is down (the run ends, changing nothing
-          // more), unless a server still answers a status check (an error of this user's entry alone)
-          if (background.failed >= config.servers.length && !(await anyServerAnswers())) {
-            report.unreachable = true;
-            log.warn("LDAP active sync stopped: no LDAP server could be reached; no user was changed for it", {
-              servers: [...background.errors].map(([server, error]) => ({ server, error })),
-            });
-            break;
+        // a stopping server applies nothing of a run it could not finish looking up
+        if (stopping()) return report;
+        let login = String(id);
+        try {
+          // as it is now: a sign-in or an administrator may have changed it
+          const user = (await deps.model.snapshot()).users.get(id);
+          if (!user || user.isDisabled || user.authModule !== LDAP_AUTH_MODULE) continue;
+          login = user.login;
+          background.errors.clear();
+          const r = await search(user.login, undefined, { background, byLogin: true });
+          for (const [server, error] of background.errors) partial.set(server, error);
+          if (r === "unavailable" || r === "wrongPassword") {
+            report.unchanged++;
+            // no server answered for this user: the directory is down (the run ends, changing nothing
+            // more), unless a server still answers a status check (an error of this user's entry alone)
+            if (background.failed >= config.servers.length && !(await anyServerAnswers())) {
+              report.unreachable = true;
+              log.warn("LDAP active sync stopped: no LDAP server could be reached; no user was changed for it", {
+                servers: [...background.errors].map(([server, error]) => ({ server, error })),
+              });
+              break;
+            }
+            continue;
           }
-          continue;
+          report.checked++;
+          const seen = user.updatedAt.getTime();
+          if (r === "notFound") {
+            decisions.push({ id, login, seen, disable: "LDAP active sync: user not found in LDAP: disabled, sessions ended" });
+            continue;
+          }
+          const mapped = mapGroups(r.server, r.found.groups);
+          if (!mapped.allowed) {
+            decisions.push({ id, login, seen, disable: "LDAP active sync: the user does not belong in any of the specified LDAP groups: disabled, sessions ended" });
+            continue;
+          }
+          decisions.push({ id, login, seen, found: { user: r.found, mapped } });
+        } catch (err) {
+          report.unchanged++;
+          log.error("LDAP active sync: the user could not be looked up; it is left as it is and the run goes on", { login, error: (err as Error).message });
         }
-        report.checked++;
-        if (r === "notFound") {
-          if (await disableRemoved(user, "LDAP active sync: user not found in LDAP: disabled, sessions ended")) report.disabled++;
-          continue;
-        }
-        const mapped = mapGroups(r.server, r.found.groups);
-        if (!mapped.allowed) {
-          if (await disableRemoved(user, "LDAP active sync: the user does not belong in any of the specified LDAP groups: disabled, sessions ended")) report.disabled++;
-          continue;
-        }
-        if (differs(snap, user, r.found, mapped)) {
-          if (await upsert(r.found, mapped, user)) report.updated++;
-          continue;
-        }
-        const teams = await syncTeams(deps, { userId: user.id, groups: r.found.groups, authModule: LDAP_AUTH_MODULE });
-        if (teams.added.length || teams.removed.length) report.updated++;
       }
       if (partial.size && !report.unreachable) {
-        log.warn("LDAP active sync: some LDAP servers could not be reached; the users they might hold were left as they were", {
+        log.warn("LDAP active sync: some LDAP servers could not answer; the users they might hold were left as they were", {
           servers: [...partial].map(([server, error]) => ({ server, error })),
         });
+      }
+
+      // 2. the decisions, unless they would disable too many of the users checked
+      const disabling = decisions.filter((d) => d.disable !== undefined).length;
+      if (tooManyToDisable(report.checked, disabling)) {
+        report.withheld = true;
+        report.unchanged += decisions.length;
+        log.warn(
+          "LDAP active sync changed nothing: it would have disabled too many of the users the directory answered for (every one of at least 2, or more than half of more than 10), which looks like a directory problem (search_base_dns, search_filter, group_mappings, the bind account's rights, an emptied directory) rather than removals; disable users by hand or with POST /api/admin/ldap/sync/:id if they were really removed",
+          { checked: report.checked, wouldDisable: disabling, users: decisions.filter((d) => d.disable !== undefined).slice(0, 20).map((d) => d.login) },
+        );
+        return report;
+      }
+      for (const d of decisions) {
+        if (stopping()) break;
+        try {
+          const snap = await deps.model.snapshot();
+          const user = snap.users.get(d.id);
+          // changed since it was looked up (deleted, disabled, signed in, edited): left for the next run
+          if (!user || user.isDisabled || user.authModule !== LDAP_AUTH_MODULE || user.updatedAt.getTime() !== d.seen) {
+            report.unchanged++;
+            continue;
+          }
+          if (d.disable !== undefined) {
+            if (await disableRemoved(user, d.disable)) report.disabled++;
+            continue;
+          }
+          const { user: found, mapped } = d.found!;
+          if (differs(snap, user, found, mapped)) {
+            const keepNames = { kept: false };
+            // a login or email that is another user's alone (kept as it was, logged) is no update
+            if ((await upsert(found, mapped, user, { keepNames })) && (!keepNames.kept || differs(snap, user, found, mapped, true))) report.updated++;
+            continue;
+          }
+          const teams = await syncTeams(deps, { userId: user.id, groups: found.groups, authModule: LDAP_AUTH_MODULE });
+          if (teams.added.length || teams.removed.length) report.updated++;
+        } catch (err) {
+          report.unchanged++;
+          log.error("LDAP active sync: the user could not be updated; it is left as it is and the run goes on", { login: d.login, error: (err as Error).message });
+        }
       }
       return report;
     },

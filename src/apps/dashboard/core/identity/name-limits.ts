@@ -47,6 +47,15 @@ export function tooLong(value: string | undefined, max: number): string | undefi
   return `must be at most ${max} characters`;
 }
 
+/** C0 and C1 control characters (a NUL cannot even be stored) */
+// eslint-disable-next-line no-control-regex
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** a login or email another system gave (a directory, a provider) that the users table can hold: no control characters, within its column */
+export function storableIdentifier(value: string, max: number): boolean {
+  return !CONTROL_CHARACTERS.test(value) && tooLong(value, max) === undefined;
+}
+
 /** refuses a legacy-API field longer than max: 400 "bad request data: <field> must be at most N characters" */
 export function requireMaxLength(field: string, value: string | undefined, max: number): void {
   const problem = tooLong(value, max);

@@ -12,7 +12,7 @@
 // refusal's message.
 import { search as jmesSearch } from "jmespath";
 import { isOrgRole, type OrgRole } from "./basic-roles.ts";
-import { NAME_LIMITS, tooLong } from "./name-limits.ts";
+import { CONTROL_CHARACTERS, NAME_LIMITS, storableIdentifier, tooLong } from "./name-limits.ts";
 
 /** a sign-in refused: the message is shown on the sign-in page (it holds no secret) */
 export class OAuthRefusal extends Error {
@@ -56,9 +56,6 @@ export interface ClaimReader {
   externalOrgs(claims: Claims): string[];
 }
 
-/** C0 and C1 control characters (a NUL cannot even be stored) */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_ALL = /[\u0000-\u001f\u007f-\u009f]/g;
 
@@ -106,7 +103,7 @@ export function createClaimReader(s: ClaimSettings, warn: (msg: string, fields: 
 
   /** a login or email as the users table holds it: no control characters, within its column's size */
   const checked = (value: string, what: "login" | "email", max: number): string => {
-    if (CONTROL.test(value) || tooLong(value, max)) {
+    if (!storableIdentifier(value, max)) {
       warn(`OAuth sign-in refused: the ${what} is not valid`, { length: value.length });
       throw new OAuthRefusal(`${s.name} gave a ${what} that is not valid here (at most ${max} characters, no control characters)`);
     }
@@ -117,7 +114,7 @@ export function createClaimReader(s: ClaimSettings, warn: (msg: string, fields: 
     sub(claims) {
       const sub = typeof claims.sub === "string" ? claims.sub : "";
       if (!sub) throw new OAuthRefusal(`${s.name} did not name the user (no sub claim)`);
-      if (sub.length > MAX_SUBJECT || CONTROL.test(sub)) throw new OAuthRefusal(`${s.name} named the user with a subject that is not valid (sub claim)`);
+      if (sub.length > MAX_SUBJECT || CONTROL_CHARACTERS.test(sub)) throw new OAuthRefusal(`${s.name} named the user with a subject that is not valid (sub claim)`);
       return sub;
     },
 
