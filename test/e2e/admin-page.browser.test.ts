@@ -58,6 +58,12 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
       body: JSON.stringify({ resourceLogs: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "web" } }] }, scopeLogs: [{ logRecords: [{ timeUnixNano: nsAgo(10), body: { stringValue: "otel hello" } }] }] }] }),
     });
     expect(otlp.status).toBe(200);
+    const otlpMetrics = await fetch(`${server.urls.metrics}/otlp/v1/metrics`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Scope-OrgID": "team-metrics" },
+      body: JSON.stringify({ resourceMetrics: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "api" } }] }, scopeMetrics: [{ metrics: [{ name: "queue.depth", gauge: { dataPoints: [{ timeUnixNano: String((now - 1000) * 1e6), asDouble: 3 }] } }] }] }] }),
+    });
+    expect(otlpMetrics.status).toBe(200);
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));
@@ -129,8 +135,9 @@ describe("admin page in Chromium (dist/outpost, fresh data dir)", () => {
     const row = page.getByRole("row").filter({ hasText: "team-metrics" });
     await eventually(() => row.textContent(), (v) => expect(v).toContain("Team Metrics"));
     await eventually(() => row.textContent(), (v) => expect(v).toContain("admin API"));
-    // 2 active series of the 10 allowed
-    await eventually(() => row.getByRole("meter", { name: "Active series of team-metrics" }).getAttribute("aria-valuetext"), (v) => expect(v).toBe("2 of 10"));
+    await eventually(() => row.textContent(), (v) => expect(v).toContain("1 data point"));
+    // 3 active series of the 10 allowed (two remote-written, one over OTLP)
+    await eventually(() => row.getByRole("meter", { name: "Active series of team-metrics" }).getAttribute("aria-valuetext"), (v) => expect(v).toBe("3 of 10"));
     await row.getByRole("button", { name: "team-metrics", exact: true }).click();
     await page.getByRole("heading", { name: "team-metrics — Team Metrics" }).waitFor();
     await shot(page, "05-metrics-tenants");
