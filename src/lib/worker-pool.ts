@@ -16,6 +16,18 @@ import { Counter, Gauge, type Metric, type Registry } from "prom-client";
 import { reviveError, type Reply } from "./task-worker.ts";
 import { inlineRunner, type RunOptions, type TaskFn, type TaskRunner } from "./tasks.ts";
 
+
+/**
+ * A task whose worker ended while running it (it crashed, ran out of memory, or was stopped): the
+ * input may be what killed it, so a caller must not simply run it again on the event loop.
+ */
+export class WorkerDiedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "WorkerDiedError";
+  }
+}
+
 export interface WorkerPoolOptions {
   /** worker threads at most; 0 runs every task inline, on this thread */
   size: number;
@@ -128,7 +140,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       const cause = slot.error;
       const reason = slot.terminated ?? (cause instanceof Error ? `failed: ${cause.message}` : `exited with code ${code}`);
       leave(slot);
-      if (job) settle(job, { error: new Error(`worker ${reason} while running ${job.name}`, { cause }) });
+      if (job) settle(job, { error: new WorkerDiedError(`worker ${reason} while running ${job.name}`, { cause }) });
       if (!closed && !slot.idle) {
         metrics.ended.inc({ reason: slot.terminated ? "cancelled" : "died" });
         options.onWorkerExit?.({ reason, task: job?.name });

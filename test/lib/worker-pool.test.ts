@@ -212,7 +212,7 @@ describe("worker pool", () => {
   it("fails the task of a worker that dies and replaces the worker", async () => {
     const p = pool(1);
     const first = await p.run<Echo>("selftest.echo", 0);
-    expect(await outcome(p.run("selftest.crash", {}))).toMatch(/^Error: worker exited with code 70 while running selftest\.crash/);
+    expect(await outcome(p.run("selftest.crash", {}))).toMatch(/^WorkerDiedError: worker exited with code 70 while running selftest\.crash/);
     const next = await p.run<Echo>("selftest.echo", 1);
     expect(next.value).toBe(1);
     expect(next.threadId).not.toBe(first.threadId);

@@ -10,6 +10,7 @@
 // before; both paths give the same streams and the same errors.
 import { ApiError } from "../../../lib/errors.ts";
 import type { TaskFn, TaskRunner } from "../../../lib/tasks.ts";
+import { WorkerDiedError } from "../../../lib/worker-pool.ts";
 import { memoryPacer } from "../../../platform/memory.ts";
 import { batchOf, type HeadBatch } from "./head.ts";
 import { decodeContent, decodePush, decodePushSync, type PushEntry, type PushStream } from "./push-decode.ts";
@@ -89,15 +90,18 @@ export const pushTasks: Record<string, TaskFn> = {
 
 /**
  * `task` on a worker of `decoder` when the body is large and the decoder has workers; `here`
- * otherwise, and when the worker fails (it ended: the body was copied to it, so it is decoded
- * here instead). A refusal the worker answered is thrown as it was.
+ * otherwise, and when no worker could take the task (the pool closing). A worker that died running
+ * it is a 503: the body may be what killed it, and decoding it here could take the process down.
+ * A refusal the worker answered is thrown as it was.
  */
 async function decodeOn<T extends object, P extends object>(decoder: TaskRunner | undefined, task: string, input: { body: Uint8Array }, here: () => Promise<T>, unpacked: (p: P) => T): Promise<T> {
   if (!decoder || decoder.inline || input.body.length < OFF_THREAD_BYTES) return here();
   let decoded: P | { error: { status: number; message: string } };
   try {
     decoded = await decoder.run<P | { error: { status: number; message: string } }>(task, input);
-  } catch {
+  } catch (err) {
+    // the worker died on this body (out of memory, say): decoding it here could take the whole process down
+    if (err instanceof WorkerDiedError) throw new ApiError(503, "the decoder ended while decoding this request; it was not stored", { headers: { "Retry-After": "5" } });
     return here();
   }
   if ("error" in decoded) throw new ApiError(decoded.error.status, decoded.error.message);
