@@ -368,6 +368,11 @@ describe("OTLP logs: refusals", () => {
     expect((await sendJson(base(), "protokey", json)).status).toBe(200);
     const [got] = await lines(base(), "protokey", '{service_name="proto"}');
     expect(JSON.parse(got!.line)).toEqual(JSON.parse('{"__proto__":{"a":"kept"},"b":"c"}'));
+    // written as Go's json.Marshal writes pdata's map: keys sorted, <, > and & escaped
+    const sorted = { resourceLogs: [{ resource: { attributes: kv({ "service.name": "proto" }) }, scopeLogs: [{ logRecords: [{ timeUnixNano: nsAgo(0.5), body: { kvlistValue: { values: [{ key: "z", value: { stringValue: "<b>&" } }, { key: "a", value: { intValue: "1" } }] } } }] }] }] };
+    expect((await sendJson(base(), "protokey", sorted)).status).toBe(200);
+    const all = (await lines(base(), "protokey", '{service_name="proto"}')).map((l) => l.line);
+    expect(all).toContain('{"a":1,"z":"\\u003cb\\u003e\\u0026"}');
   });
 
   it("tenants are isolated", async () => {

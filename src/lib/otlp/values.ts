@@ -102,12 +102,20 @@ function bytesText(v: unknown, where: string): string {
   throw new TypeError(`${where}.bytesValue must be base64 text`);
 }
 
-/** JSON text of a plain value, 64-bit integers written exactly */
+/** a JSON string as Go's encoding/json writes it: <, >, &, U+2028 and U+2029 escaped */
+const goString = (text: string) =>
+  JSON.stringify(text).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/** JSON text of a plain value as pdata writes a map or an array (Go's json.Marshal: keys sorted), 64-bit integers exact */
 function json(v: unknown): string {
   if (typeof v === "bigint") return v.toString();
-  if (typeof v === "number") return Number.isFinite(v) ? String(v) : JSON.stringify(formatFloat(v));
+  if (typeof v === "number") return Number.isFinite(v) ? String(v) : goString(formatFloat(v));
+  if (typeof v === "string") return goString(v);
   if (Array.isArray(v)) return `[${v.map(json).join(",")}]`;
-  if (v && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${json(x)}`).join(",")}}`;
+  if (v && typeof v === "object") {
+    const keys = Object.keys(v).sort();
+    return `{${keys.map((k) => `${goString(k)}:${json((v as Obj)[k])}`).join(",")}}`;
+  }
   return JSON.stringify(v ?? null);
 }
 
