@@ -5,17 +5,50 @@
 // bad bodies, the size limit, the series limit and the ingestion rate with
 // Mimir's messages, tenant isolation, tokens mode, and the per-tenant OTLP
 // statistics (docs/opentelemetry.md).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
+import { ingest, ingestPacked } from "../../src/apps/metrics/core/ingest.ts";
+import { decodeOtlpOn, otlpMetricsTasks } from "../../src/apps/metrics/core/otlp-decode.ts";
+import * as names from "../../src/apps/metrics/core/otlp-names.ts";
+import { translateMetrics } from "../../src/apps/metrics/core/otlp-translate.ts";
+import { type PackedWrite, unpackWriteRequest } from "../../src/apps/metrics/core/push-decode.ts";
+import { encodeWriteRequestBytes } from "../../src/apps/metrics/core/remote-write.ts";
+import { type MetricsStore, openMetricsStore } from "../../src/apps/metrics/core/store.ts";
+import type { MetricsLimits } from "../../src/apps/metrics/core/types.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { openDatabase } from "../../src/db/open.ts";
+import { ApiError } from "../../src/lib/errors.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { decodeOtlp } from "../../src/lib/otlp/http.ts";
+import type { TaskRunner } from "../../src/lib/tasks.ts";
+import { WorkerDiedError } from "../../src/lib/worker-pool.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { useServer } from "../helpers/server.ts";
 import { adminApi, ADMIN_TOKEN, basic } from "../store-access/helpers.ts";
-import { metricsClient, overridesFile } from "./helpers.ts";
-import { exponentialHistogram, gauge, histogram, otlpClient, protobufBody, request, sum, summary } from "./otlp-helpers.ts";
+import { ingestDeps, metricsClient, overridesFile } from "./helpers.ts";
+import { exponentialHistogram, gauge, histogram, ns, otlpClient, protobufBody, request, sum, summary } from "./otlp-helpers.ts";
 
-const runtime = overridesFile({ "two-series": { max_global_series_per_user: 2 }, slow: { ingestion_rate: 1, ingestion_burst_size: 1 } });
+const runtime = overridesFile({
+  "two-series": { max_global_series_per_user: 2 },
+  "two-series-h": { max_global_series_per_user: 2 },
+  slow: { ingestion_rate: 1, ingestion_burst_size: 1 },
+});
 afterAll(runtime.remove);
 
+/**
+ * whether this runtime keeps a NaN's payload through a number (V8 does; JavaScriptCore, under Bun,
+ * makes every NaN read from bytes the canonical one): where it does not, protobufjs has lost the
+ * stale marker's bits of an as_double before the translation sees it, and it is a plain NaN on every
+ * path alike (the write-ahead log then holds a plain NaN too)
+ */
+const KEEPS_NAN_BITS = (() => {
+  const v = new DataView(new Uint8Array([2, 0, 0, 0, 0, 0, 0xf0, 0x7f]).buffer).getFloat64(0, true);
+  return new Uint32Array(new Float64Array([v]).buffer)[0] === 2;
+})();
+const OTLP_SETTINGS = { suffixes: true, promoteResourceAttributes: [], promoteScopeMetadata: false, keepIdentifyingResourceAttributes: false };
 const SERVICE = { "service.name": "checkout", "service.namespace": "shop", "service.instance.id": "pod-1", "host.name": "node-7" };
 const MAX_RECV = 4 * 1024 * 1024;
 
@@ -205,6 +238,12 @@ describe("OTLP metrics: translation and answers", () => {
       [{ resourceMetrics: [7] }, "resourceMetrics[0] must be an object"],
       [request({}, [{ name: "g", gauge: { dataPoints: [{ timeUnixNano: String(t), asDouble: "abc" }] } }]), "resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints[0].asDouble must be a number"],
       [request({}, [{ name: "g", gauge: { dataPoints: [{ timeUnixNano: "soon", asDouble: 1 }] } }]), "resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints[0].timeUnixNano must be an unsigned 64-bit integer"],
+      [request({}, [{ name: "g", gauge: { dataPoints: [{ timeUnixNano: String(t), asInt: "99999999999999999999" }] } }]), "resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints[0].asInt must be a 64-bit integer"],
+      [request({}, [{ name: "g", gauge: { dataPoints: [{ timeUnixNano: String(t), asInt: "-9223372036854775809" }] } }]), "resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints[0].asInt must be a 64-bit integer"],
+      [
+        request({}, [{ name: "g", gauge: { dataPoints: [{ timeUnixNano: String(t), asInt: "1", attributes: [{ key: "k", value: { intValue: "-99999999999999999999" } }] }] } }]),
+        "resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints[0].attributes[0]: -99999999999999999999 is out of the int64 range",
+      ],
       [request({}, [{ name: 5, gauge: { dataPoints: [] } }]), "resourceMetrics[0].scopeMetrics[0].metrics[0].name must be a string"],
       [request({}, [{ name: "h", histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: String(t), count: "1", bucketCounts: ["x"], explicitBounds: [1] }] } }]), "resourceMetrics[0].scopeMetrics[0].metrics[0].histogram.dataPoints[0].bucketCounts[0] must be a number"],
       [{ resourceMetrics: [{ resource: { attributes: [{ key: 1 }] } }] }, "resourceMetrics[0].resource.attributes[0].key must be a string"],
@@ -367,5 +406,254 @@ describe("OTLP metrics in tokens mode", () => {
     expect((await send(body, {})).status).toBe(401);
     const q = await fetch(`${ctx.server.urls.metrics}/prometheus/api/v1/query?query=tokened&time=${t / 1000}`, { headers: { Authorization: basic("ta", reader) } });
     expect(((await q.json()) as { data: { result: Array<{ value: [number, string] }> } }).data.result[0]!.value[1]).toBe("7");
+  });
+});
+
+// The review of the OTLP metrics ingest: bodies that asked for unbounded work
+// or memory, names and metadata without bounds, a dead worker's body run again
+// on the event loop, the stale marker's bits, and what rejected_data_points counts.
+describe("OTLP metrics: bounded work and memory, and the review's other findings", () => {
+  const ctx = useServer({ "metrics.runtime_config_file": runtime.path, "server.max_recv_msg_size": MAX_RECV });
+  const m = () => metricsClient(ctx.server.urls.metrics!);
+  const send = () => otlpClient(ctx.server.urls.metrics!);
+  const json = (text: string) => new TextEncoder().encode(text);
+
+  it("a time at or past 2^64 ns, negative, or not an integer is a 400 naming the field (a 306-byte body once looped target_info forever)", async () => {
+    const body = (time: string) =>
+      `{"resourceMetrics":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"a"}},{"key":"host.name","value":{"stringValue":"h"}}]},"scopeMetrics":[{"metrics":[{"name":"g","gauge":{"dataPoints":[{"timeUnixNano":${time},"asDouble":1},{"timeUnixNano":"1700000000000000000","asDouble":2}]}}]}]}]}`;
+    // 3e27 last: before the fix it never returned
+    for (const time of ['"18446744073709551616"', '"99999999999999999999"', "1e300", "-1", '"-1"', "1.5", '{"__isLong__":true,"high":1,"low":1}', "3e27"]) {
+      const r = await send()(undefined, { tenant: "tr-time", json: true, raw: json(body(time)) });
+      expect(r.status, time).toBe(400);
+      expect(r.body, time).toEqual({ code: 3, message: "cannot parse the OTLP/JSON body: resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints[0].timeUnixNano must be an unsigned 64-bit integer" });
+    }
+  });
+
+  it("the largest time (2^64-1 ns) beside now: target_info has at most an hour of samples; the far point is refused, target_info counts as no data point", async () => {
+    const t = Date.now();
+    const body = request({ "service.name": "far", "host.name": "h" }, [{ name: "far", gauge: { dataPoints: [{ timeUnixNano: "18446744073709551615", asDouble: 1 }, { timeUnixNano: ns(t), asDouble: 2 }] } }]);
+    const r = await send()(body, { tenant: "tr-time" });
+    expect(r.status).toBe(200);
+    expect(r.body.partialSuccess.rejectedDataPoints).toBe("1");
+    expect(r.body.partialSuccess.errorMessage).toMatch(/^received a sample whose timestamp is too far in the future, timestamp: 18446744073709 series: 'far\{/);
+    expect((await one(m(), "tr-time", "far", t)).value).toBe("2");
+  });
+
+  it("each bucket series is charged for the labels it copies: 2,000 buckets of 27 long attributes (a 3.4 KB gzip body) is 413, 10 buckets are stored", async () => {
+    const t = Date.now();
+    const attrs: Record<string, string> = {};
+    for (let i = 0; i < 27; i++) attrs[`a${i}`] = String.fromCharCode(97 + (i % 26)).repeat(2000);
+    const wide = (n: number, name: string) => request({ "service.name": "amp" }, [histogram(name, "", [{ t, count: n, bounds: Array.from({ length: n }, (_, i) => i), counts: Array.from({ length: n + 1 }, () => 1), attrs }])]);
+    const big = await send()(wide(2000, "amp_wide"), { tenant: "tr-amp", gzip: true });
+    expect(big.status).toBe(413);
+    expect(big.body.message).toMatch(/^the incoming OTLP request has been rejected because its message size of \d+ bytes \(uncompressed\) is larger than the allowed limit of 4194304 bytes/);
+    expect((await m().query("tr-amp", "count(amp_wide_bucket)", t)).body.data.result).toEqual([]);
+    const small = await send()(wide(10, "amp_narrow"), { tenant: "tr-amp", gzip: true });
+    expect(small.status).toBe(200);
+    expect((await one(m(), "tr-amp", "count(amp_narrow_bucket)", t)).value).toBe("11");
+  });
+
+  it("what the translation is charged covers the series it builds (as encoded for the worker's answer and the write-ahead log)", () => {
+    const t = Date.now();
+    const attrs: Record<string, string> = {};
+    for (let i = 0; i < 20; i++) attrs[`attribute.${i}`] = "v".repeat(500 + i);
+    const message = request({ "service.name": "c", "host.name": "h", region: "r".repeat(3000) }, [
+      histogram("h", "s", [{ t, count: 200, sum: 3, bounds: Array.from({ length: 200 }, (_, i) => i / 10), counts: Array.from({ length: 201 }, () => 1), attrs }]),
+      summary("s", "ms", [{ t, count: 1, sum: 1, quantiles: Array.from({ length: 50 }, (_, i): [number, number] => [i / 50, i]), attrs }]),
+      gauge("g", "By", [{ t, v: 1, attrs }, { t: t - 3_600_000, v: 2, attrs }]),
+    ]);
+    const decoded = decodeOtlp("ExportMetricsServiceRequest", protobufBody(message), "protobuf", 1 << 30);
+    const budget = { charged: 0, limit: 1 << 30 };
+    const translated = translateMetrics(decoded, OTLP_SETTINGS, budget);
+    expect(translated.timeseries.length).toBe(203 + 52 + 2 + 1);
+    expect(budget.charged).toBeGreaterThan(encodeWriteRequestBytes(translated).length);
+  });
+
+  it("names are bounded: an attribute name over 1,024 characters or a metric name over 2,048 drops its data points with a message; `__` is refused as LabelNamer refuses it", async () => {
+    const t = Date.now();
+    const r = await send()(
+      request({ "service.name": "names" }, [
+        gauge("bounded", "", [{ t, v: 1, attrs: { ["k".repeat(1025)]: "x" } }, { t, v: 2, attrs: { __: "y" } }, { t, v: 3, attrs: { ["k".repeat(1024)]: "z" } }]),
+        gauge("m".repeat(2049), "", [{ t, v: 4 }]),
+        gauge("n".repeat(2045), "By", [{ t, v: 5 }]),
+        gauge(`long${"x".repeat(2000)}`, "", [{ t, v: 6 }]),
+      ]),
+      { tenant: "tr-names2" },
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.partialSuccess.rejectedDataPoints).toBe("4");
+    const messages = (r.body.partialSuccess.errorMessage as string).split("; ");
+    expect(messages).toEqual([
+      // a name under the series' bound but over the metadata's: the series is stored, its metadata is not (Mimir's message)
+      `received a metric metadata whose metric name length exceeds the limit, metric name: 'long${"x".repeat(196)}' (err-mimir-metric-name-too-long). To adjust the related per-tenant limit, configure -validation.max-metadata-length, or contact your service administrator.`,
+      `otlp parse error: label name "${"k".repeat(100)}…" is longer than 1024 characters`,
+      'normalization for label name "__" resulted in invalid name "__"',
+      `the name made of metric "${"m".repeat(100)}…" is longer than 2048 characters`,
+      `the name made of metric "${"n".repeat(100)}…" is longer than 2048 characters`,
+    ]);
+    expect((await one(m(), "tr-names2", "bounded", t)).labels).toEqual({ __name__: "bounded", job: "names", ["k".repeat(1024)]: "z" });
+    expect((await one(m(), "tr-names2", `long${"x".repeat(2000)}`, t)).value).toBe("6");
+  });
+
+  it("the name memos keep short names only (a name of any length was kept, 4,096 of them)", () => {
+    const before = names.rememberedNames();
+    names.labelName(`long.${"a".repeat(300)}`);
+    names.metricName(`long.${"m".repeat(300)}`, "By", "gauge", true);
+    expect(names.rememberedNames()).toBe(before);
+    names.labelName(`short.${before}`);
+    expect(names.rememberedNames()).toBe(before + 1);
+  });
+
+  it("metadata only for a metric that made a series, and within Mimir's max_metadata_length (name and unit refused, help cut)", async () => {
+    const t = Date.now();
+    const described = (metric: object, description: string) => ({ ...metric, description });
+    const r = await send()(
+      request({}, [
+        described({ name: "no.points", unit: "By", gauge: { dataPoints: [] } }, "never stored"),
+        described(gauge("all.refused", "", [{ t, v: 1, attrs: { "..": "x" } }]), "never stored"),
+        described(gauge("kept", "", [{ t, v: 1 }]), "h".repeat(5000)),
+        described(gauge("unit.long", `{${"u".repeat(1500)}}`, [{ t, v: 2 }]), "unit"),
+        described(gauge(`name${"n".repeat(1100)}`, "", [{ t, v: 3 }]), "name"),
+      ]),
+      { tenant: "tr-meta" },
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.partialSuccess.rejectedDataPoints).toBe("1");
+    expect(r.body.partialSuccess.errorMessage).toBe(
+      `received a metric metadata whose unit name length exceeds the limit, unit: '{${"u".repeat(199)}' metric name: 'unit_long' (err-mimir-unit-too-long). To adjust the related per-tenant limit, configure -validation.max-metadata-length, or contact your service administrator.; ` +
+        `otlp parse error: empty data points. no.points is dropped; normalization for label name ".." resulted in invalid name "__"`,
+    );
+    const meta = (await m().get("/prometheus/api/v1/metadata", "tr-meta")).body.data as Record<string, Array<{ help: string }>>;
+    expect(Object.keys(meta)).toEqual(["kept"]);
+    expect(meta.kept![0]!.help).toBe("h".repeat(1024));
+    // the series themselves are stored
+    expect((await one(m(), "tr-meta", "unit_long", t)).value).toBe("2");
+    expect((await one(m(), "tr-meta", `name${"n".repeat(1100)}`, t)).value).toBe("3");
+    const text = (await m().get("/metrics", undefined)).text;
+    expect(text).toMatch(/cortex_discarded_metadata_total\{reason="unit_too_long",user="tr-meta"\} 1/);
+    expect(text).toMatch(/cortex_discarded_metadata_total\{reason="metric_name_too_long",user="tr-meta"\} 1/);
+  });
+
+  it("a value with the stale marker's bits (no NoRecordedValue flag) is a stale marker on the event loop and on the worker alike (where the runtime keeps the bits)", async () => {
+    const t = Date.now();
+    const SENTINEL = 98765.4321;
+    const staleBits = (body: Uint8Array) => {
+      const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+      let found = 0;
+      for (let i = 0; i + 8 <= body.length; i++) {
+        if (view.getFloat64(i, true) !== SENTINEL) continue;
+        view.setUint32(i, 2, true);
+        view.setUint32(i + 4, 0x7ff00000, true);
+        found++;
+      }
+      expect(found).toBe(1);
+      return body;
+    };
+    // small: translated on the event loop (a plain sample first, then the stale bits)
+    expect((await send()(request({ "service.name": "st" }, [gauge("bits.small", "", [{ t: t - 1000, v: 1 }])]), { tenant: "tr-bits" })).status).toBe(200);
+    const small = staleBits(protobufBody(request({ "service.name": "st" }, [gauge("bits.small", "", [{ t, v: SENTINEL }])])));
+    expect(small.length).toBeLessThan(16 * 1024);
+    expect((await send()(undefined, { tenant: "tr-bits", raw: small })).status).toBe(200);
+    expect((await one(m(), "tr-bits", "bits_small", t - 1000)).value).toBe("1");
+    if (KEEPS_NAN_BITS) {
+      expect((await m().query("tr-bits", "bits_small", t)).body.data.result).toEqual([]);
+      // the same point flagged NoRecordedValue is the same stale marker again: a duplicate, silently taken
+      const again = await send()(request({ "service.name": "st" }, [gauge("bits.small", "", [{ t, v: 0, flags: 1 }])]), { tenant: "tr-bits" });
+      expect(again.status).toBe(200);
+      expect(again.bytes.length).toBe(0);
+    } else expect((await one(m(), "tr-bits", "bits_small", t)).value).toBe("NaN");
+    // large: translated on the ingest decoder's worker
+    const points = Array.from({ length: 300 }, (_, i) => ({ t, v: i === 7 ? SENTINEL : i, attrs: { series: `s-${i}`, pad: "p".repeat(40) } }));
+    const large = staleBits(protobufBody(request({ "service.name": "st" }, [gauge("bits.large", "", points)])));
+    expect(large.length).toBeGreaterThan(16 * 1024);
+    expect((await send()(undefined, { tenant: "tr-bits", raw: large })).status).toBe(200);
+    if (KEEPS_NAN_BITS) expect((await m().query("tr-bits", 'bits_large{series="s-7"}', t)).body.data.result).toEqual([]);
+    else expect((await one(m(), "tr-bits", 'bits_large{series="s-7"}', t)).value).toBe("NaN");
+    expect((await m().query("tr-bits", "count(bits_large)", t)).body.data.result[0].value[1]).toBe(KEEPS_NAN_BITS ? "299" : "300");
+  });
+
+  it("rejected_data_points counts data points: a histogram point of 13 series, 11 of them over the series limit, is one", async () => {
+    const t = Date.now();
+    const r = await send()(request({}, [histogram("lim", "", [{ t, count: 10, sum: 1, bounds: Array.from({ length: 10 }, (_, i) => i), counts: Array.from({ length: 11 }, () => 1) }])]), { tenant: "two-series-h" });
+    expect(r.status).toBe(200);
+    expect(r.body.partialSuccess).toEqual({
+      rejectedDataPoints: "1",
+      errorMessage: "per-user series limit of 2 exceeded, please contact administrator to raise it (per-ingester local limit: 2)",
+    });
+    // the same counted through the worker (a large body): 100 points of one series each, the first two stored
+    const points = Array.from({ length: 100 }, (_, i) => ({ t, v: i, attrs: { series: `s-${i}`, pad: "p".repeat(200) } }));
+    const wide = await send()(request({}, [gauge("lim.g", "", points)]), { tenant: "two-series-h" });
+    expect(wide.status).toBe(200);
+    expect(wide.body.partialSuccess.rejectedDataPoints).toBe("100");
+  });
+});
+
+describe("OTLP metrics: a decoding worker that died on a body", () => {
+  const runner = (fail: () => Error): TaskRunner => ({ inline: false, size: 1, run: () => Promise.reject(fail()), close: async () => {} });
+  const body = protobufBody(request({ "service.name": "w" }, [gauge("w", "", Array.from({ length: 300 }, (_, i) => ({ t: Date.now(), v: i, attrs: { s: `s-${i}`, pad: "p".repeat(40) } })))]));
+  const input = { body, contentEncoding: "", encoding: "protobuf" as const, maxBytes: 1 << 26, settings: OTLP_SETTINGS };
+  const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+
+  it("is a 503 (413 when it ran out of memory), the body not translated again on the event loop", async () => {
+    expect(body.length).toBeGreaterThan(16 * 1024);
+    const died = await failure(decodeOtlpOn(runner(() => new WorkerDiedError("worker exited with code 134 while running decodeOtlpMetrics")), input));
+    expect(died).toBeInstanceOf(ApiError);
+    expect((died as ApiError).status).toBe(503);
+    expect((died as ApiError).message).toBe("the decoder ended while decoding this request; it was not stored");
+    const oom = Object.assign(new Error("Worker terminated due to reaching memory limit: JS heap out of memory"), { code: "ERR_WORKER_OUT_OF_MEMORY" });
+    const outOfMemory = await failure(decodeOtlpOn(runner(() => new WorkerDiedError("worker failed: out of memory while running decodeOtlpMetrics", { cause: oom })), input));
+    expect((outOfMemory as ApiError).status).toBe(413);
+  });
+
+  it("a pool that could not take the task (closing): translated here instead", async () => {
+    const decoded = await decodeOtlpOn(runner(() => new Error("the worker pool is closed")), input);
+    expect("request" in decoded && decoded.request.timeseries.length).toBe(300);
+  });
+});
+
+describe("OTLP metrics and the write-ahead log", () => {
+  it("a push translated on the event loop and one on the worker replay as they were stored, stale markers (flag or bits) included", async () => {
+    const walDir = mkdtempSync(join(tmpdir(), "otlp-wal-"));
+    const db = await openDatabase({ dataDir: undefined, logger: silentLogger });
+    try {
+      const limits: MetricsLimits = { ...loadConfig().metrics.limits };
+      const open = () => openMetricsStore({ pg: db.pg, logger: silentLogger, walDir, now: Date.now, flushInterval: 3_600_000, checkpointWalBytes: 1 << 40, checkpointInterval: 3_600_000 });
+      const state = (store: MetricsStore) =>
+        (store.peek("t")?.select([{ type: "=~", name: "__name__", value: ".+" }]) ?? [])
+          .map((s) => ({ labels: s.labels, lastT: s.lastT, stale: s.lastStale }))
+          .sort((a, b) => JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)));
+      const first = await open();
+      const deps = ingestDeps(first, () => limits);
+      const t = Date.now() - 600_000;
+      const SENTINEL = 98765.4321;
+      for (let r = 0; r < 4; r++) {
+        const message = request({ "service.name": "svc", "host.name": "h" }, [
+          gauge("g", "By", [{ t: t + r * 1000, v: r, attrs: { a: "1" } }, { t: t + r * 1000, v: r, attrs: { a: "2" }, flags: r === 3 ? 1 : 0 }, { t: t + r * 1000, v: r === 3 ? SENTINEL : r, attrs: { a: "3" } }]),
+          histogram("h", "s", [{ t: t + r * 1000, count: 3, sum: 1.5, bounds: [0.1, 1], counts: [1, 1, 1] }]),
+        ]);
+        const pb = protobufBody(message);
+        const view = new DataView(pb.buffer, pb.byteOffset, pb.byteLength);
+        for (let i = 0; i + 8 <= pb.length; i++) if (view.getFloat64(i, true) === SENTINEL) view.setUint32(i + 4, 0x7ff00000, true), view.setUint32(i, 2, true);
+        const input = { body: pb, contentEncoding: "", encoding: "protobuf" as const, maxBytes: 1 << 26, settings: OTLP_SETTINGS };
+        // the last push (stale flag and stale bits) on the event loop
+        if (r % 2 === 1) {
+          const d = await decodeOtlpOn(undefined, input);
+          if (!("request" in d)) throw new Error("expected the event loop's form");
+          expect(ingest(deps, "t", d.request).status).toBe(200);
+        } else {
+          const out = otlpMetricsTasks.decodeOtlpMetrics!(input, { cancelled: () => false }).result as { packed: PackedWrite; wal: Uint8Array };
+          const known = (k: number, c: number) => first.peek("t")?.findRaw(k, c) !== undefined;
+          expect((ingestPacked(deps, "t", out.packed, out.wal) ?? ingest(deps, "t", unpackWriteRequest(out.packed, known), out.wal)).status).toBe(200);
+        }
+      }
+      const before = state(first);
+      expect(before.filter((s) => s.stale).map((s) => s.labels.a)).toEqual(KEEPS_NAN_BITS ? ["2", "3"] : ["2"]);
+      // kill -9: the store is not closed, the write-ahead log is replayed
+      const second = await open();
+      expect(state(second)).toEqual(before);
+    } finally {
+      rmSync(walDir, { recursive: true, force: true });
+      await db.close();
+    }
   });
 });

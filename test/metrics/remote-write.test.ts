@@ -2,8 +2,16 @@
 // distributor's validation messages, the ingester's ordering rules, partial
 // ingest, every limit with its exact status and message, and the discarded
 // samples counters (reference §7, conformance E; spec "Metrics store limit errors").
+import { randomBytes } from "node:crypto";
+import protobuf from "protobufjs/light.js";
+import snappy from "snappyjs";
 import { afterAll, describe, expect, it } from "vitest";
+import { decodeWriteOn, OFF_THREAD_BYTES } from "../../src/apps/metrics/core/push-decode.ts";
+import { encodeWriteRequestBytes } from "../../src/apps/metrics/core/remote-write.ts";
 import { retryAfterSeconds } from "../../src/apps/metrics/routes/push-shared.ts";
+import { ApiError } from "../../src/lib/errors.ts";
+import type { TaskRunner } from "../../src/lib/tasks.ts";
+import { WorkerDiedError } from "../../src/lib/worker-pool.ts";
 import { POLL_DEADLINE_MS } from "../helpers/eventually.ts";
 import { useServer } from "../helpers/server.ts";
 import { metricsClient, overridesFile, writeBody } from "./helpers.ts";
@@ -192,8 +200,65 @@ describe("remote write", () => {
     expect((await m().get("/prometheus/api/v1/label/__name__/values", "iso-a")).body.data).toEqual(["secret_metric"]);
   });
 
+  it("metadata as Mimir's distributor validates it: no name, or a name or unit over 1,024 characters, is dropped with its message (400, the series stored); a long help is cut", async () => {
+    const t = now();
+    // a WriteRequest's metadata (field 3: type 1, metric_family_name 2, help 4, unit 5) after its series
+    const body = (metadata: Array<{ name: string; help?: string; unit?: string }>) => {
+      const w = protobuf.Writer.create();
+      for (const m of metadata) w.uint32(26).fork().uint32(8).int32(1).uint32(18).string(m.name).uint32(34).string(m.help ?? "").uint32(42).string(m.unit ?? "").ldelim();
+      const series = encodeWriteRequestBytes({ timeseries: [{ labels: [{ name: "__name__", value: "meta_series" }], samples: [{ timestampMs: t, value: 1 }] }] });
+      return snappy.compress(new Uint8Array([...series, ...w.finish()])) as Uint8Array<ArrayBuffer>;
+    };
+    const push = (metadata: Parameters<typeof body>[0]) =>
+      m().raw("/api/v1/push", { method: "POST", tenant: "rw-meta", body: body(metadata), headers: { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy" } });
+    const hint = "To adjust the related per-tenant limit, configure -validation.max-metadata-length, or contact your service administrator.";
+    const cases: Array<[Parameters<typeof body>[0], string]> = [
+      [[{ name: "" }], "received a metric metadata with no metric name (err-mimir-metadata-missing-metric-name)"],
+      [[{ name: "n".repeat(1025) }], `received a metric metadata whose metric name length exceeds the limit, metric name: '${"n".repeat(200)}' (err-mimir-metric-name-too-long). ${hint}`],
+      [[{ name: "unit_long", unit: "u".repeat(1025) }], `received a metric metadata whose unit name length exceeds the limit, unit: '${"u".repeat(200)}' metric name: 'unit_long' (err-mimir-unit-too-long). ${hint}`],
+    ];
+    for (const [metadata, message] of cases) {
+      const r = await push([...metadata, { name: "meta_ok", help: "fine" }]);
+      expect(r.status).toBe(400);
+      expect(r.text).toBe(`${message}\n`);
+    }
+    const cut = await push([{ name: "meta_help", help: "h".repeat(5000), unit: "u".repeat(1024) }]);
+    expect(cut.status).toBe(200);
+    const meta = (await m().get("/prometheus/api/v1/metadata", "rw-meta")).body.data as Record<string, Array<{ help: string; unit: string }>>;
+    expect(Object.keys(meta).sort()).toEqual(["meta_help", "meta_ok"]);
+    expect(meta.meta_help![0]).toEqual({ type: "counter", help: "h".repeat(1024), unit: "u".repeat(1024) });
+    expect((await m().query("rw-meta", "meta_series", t)).body.data.result[0].value[1]).toBe("1");
+    const text = (await m().get("/metrics", undefined)).text;
+    for (const reason of ["missing_metric_name", "metric_name_too_long", "unit_too_long"]) {
+      expect(text).toContain(`cortex_discarded_metadata_total{reason="${reason}",user="rw-meta"} 1`);
+    }
+  });
+
   it("writeBody round-trips through the decoder", () => {
     expect(writeBody([{ labels: { __name__: "a" }, samples: [[1, 2]] }]).length).toBeGreaterThan(0);
+  });
+});
+
+describe("remote write: a decoding worker that died on a body", () => {
+  const runner = (fail: () => Error): TaskRunner => ({ inline: false, size: 1, run: () => Promise.reject(fail()), close: async () => {} });
+  // a label value snappy cannot shrink, so the body is large enough for the worker
+  const pad = randomBytes(OFF_THREAD_BYTES).toString("base64");
+  const body = writeBody([{ labels: { __name__: "big", pad }, samples: [[Date.now(), 1]] }]);
+  const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+
+  it("is a 503 (413 when it ran out of memory), the body not decoded again on the event loop", async () => {
+    expect(body.length).toBeGreaterThanOrEqual(OFF_THREAD_BYTES);
+    const died = await failure(decodeWriteOn(runner(() => new WorkerDiedError("worker exited with code 134 while running decodeWrite")), body, 1 << 26));
+    expect(died).toBeInstanceOf(ApiError);
+    expect((died as ApiError).status).toBe(503);
+    expect((died as ApiError).message).toBe("the decoder ended while decoding this request; it was not stored");
+    const oom = Object.assign(new Error("Worker terminated due to reaching memory limit: JS heap out of memory"), { code: "ERR_WORKER_OUT_OF_MEMORY" });
+    expect(((await failure(decodeWriteOn(runner(() => new WorkerDiedError("worker failed while running decodeWrite", { cause: oom })), body, 1 << 26))) as ApiError).status).toBe(413);
+  });
+
+  it("a pool that could not take the task (closing): decoded here instead", async () => {
+    const decoded = await decodeWriteOn(runner(() => new Error("the worker pool is closed")), body, 1 << 26);
+    expect("request" in decoded && decoded.request.timeseries.length).toBe(1);
   });
 });
 

@@ -1,10 +1,11 @@
 // The issue's attacks (issue 16), each one request, and a prober that keeps
 // asking the other listeners and another tenant while it runs. Shared by the
 // attack-probe test (test/fuzz/attacks.test.ts) and bench/attacks.ts.
-import { createGzip } from "node:zlib";
+import { createGzip, gzipSync } from "node:zlib";
 import snappy from "snappyjs";
 import { encodeWriteRequest } from "../../../src/apps/metrics/core/remote-write.ts";
 import { PushRequestType } from "../../../src/apps/logstore/core/push-decode.ts";
+import { histogram, protobufBody, request } from "../../metrics/otlp-helpers.ts";
 import { DIGITS_400 } from "./values.ts";
 
 export type Service = "dashboard" | "logs" | "metrics";
@@ -113,6 +114,17 @@ function nestedOtlpBody(depth: number): Uint8Array {
   return new Uint8Array(wrap(0x0a, wrap(0x12, wrap(0x12, wrap(0x2a, bytes)))));
 }
 
+/** an OTLP metrics histogram of `buckets` buckets whose point has 27 attributes of 2,000 characters, gzip (39 KB for 30,000 buckets) */
+function wideHistogram(buckets: number): Uint8Array {
+  const attrs: Record<string, string> = {};
+  for (let i = 0; i < 27; i++) attrs[`a${i}`] = String.fromCharCode(97 + (i % 26)).repeat(2000);
+  const t = Date.now();
+  const points = [{ t, count: buckets, bounds: Array.from({ length: buckets }, (_, i) => i), counts: Array.from({ length: buckets + 1 }, () => 1), attrs }];
+  return gzipSync(protobufBody(request({ "service.name": "attacker" }, [histogram("wide", "", points)])));
+}
+
+const OTLP_JSON = { "X-Scope-OrgID": "attacker", "Content-Type": "application/json" };
+
 const protobufLogs = (seconds: string) =>
   snappy.compress(PushRequestType.encode(PushRequestType.fromObject({ streams: [{ labels: '{app="t"}', entries: [{ timestamp: { seconds, nanos: 0 }, line: "x" }] }] })).finish()) as Uint8Array;
 
@@ -131,6 +143,24 @@ export const ATTACKS: readonly Attack[] = [
   {
     name: "#24 OTLP/JSON log body nested 100,000 arrays deep", service: "logs", method: "POST", path: "/otlp/v1/logs", headers: { "X-Scope-OrgID": "attacker", "Content-Type": "application/json" },
     body: () => `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":${'{"arrayValue":{"values":['.repeat(100_000)}${"]}}".repeat(100_000)}}]}]}]}`, expect: [400],
+  },
+  {
+    // a time of 3e21 ms: target_info's samples once stepped by 150,000 ms, which did not move the time (306 bytes)
+    name: "OTLP metrics data point at 3e27 ns (JSON number)", service: "metrics", method: "POST", path: "/otlp/v1/metrics", headers: OTLP_JSON,
+    body: () => `{"resourceMetrics":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"a"}},{"key":"host.name","value":{"stringValue":"h"}}]},"scopeMetrics":[{"metrics":[{"name":"g","gauge":{"dataPoints":[{"timeUnixNano":3e27,"asDouble":1},{"timeUnixNano":"1700000000000000000","asDouble":2}]}}]}]}]}`,
+    expect: [400],
+  },
+  {
+    // each bucket's series copies the point's 54 KB of labels: 30,000 buckets are 1.6 GB of series from a small gzip body
+    name: "OTLP metrics histogram of 30,000 buckets with 27 attributes of 2,000 characters (gzip)", service: "metrics", method: "POST", path: "/otlp/v1/metrics",
+    headers: { ...PB, "Content-Encoding": "gzip" }, body: () => wideHistogram(30_000), expect: [413],
+  },
+  {
+    // metadata once kept for metrics without data points, names of any length
+    name: "OTLP metrics: 20 metrics without data points, each named 1 MB (gzip)", service: "metrics", method: "POST", path: "/otlp/v1/metrics",
+    headers: { ...OTLP_JSON, "Content-Encoding": "gzip" },
+    body: () => gzipSync(JSON.stringify({ resourceMetrics: [{ scopeMetrics: [{ metrics: Array.from({ length: 20 }, (_, i) => ({ name: `m${i}_${"x".repeat(1_000_000)}`, gauge: {} })) }] }] })),
+    expect: [200],
   },
   { name: "#2 PromQL count_over_time(vector(1)[4d:10ms])", service: "metrics", method: "GET", path: `/prometheus/api/v1/query?query=${q("count_over_time(vector(1)[4d:10ms])")}`, headers: { "X-Scope-OrgID": "attacker" }, expect: [422] },
   {

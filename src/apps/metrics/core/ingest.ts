@@ -11,12 +11,14 @@ import { encodeWriteRequest, type LabelPair, type Sample, type WriteRequest, typ
 import type { PackedWrite } from "./push-decode.ts";
 import type { MetricsStore } from "./store.ts";
 import type { MetricsLimitsSource } from "./types.ts";
-import { futureSampleProblem, seriesText, validateLabels } from "./validate.ts";
+import { cleanMetadata, futureSampleProblem, seriesText, validateLabels } from "./validate.ts";
 
 export interface IngestCounters {
   received(tenant: string, samples: number): void;
   discarded(tenant: string, reason: string, samples: number): void;
   ingested(tenant: string, samples: number): void;
+  /** metadata entries refused by validation (cortex_discarded_metadata_total) */
+  discardedMetadata?(tenant: string, reason: string, entries: number): void;
 }
 
 export interface IngestDeps {
@@ -74,18 +76,21 @@ const HOUR = 3_600_000;
 /**
  * Ingests a decoded push. `raw` is the request's own body (snappy protobuf):
  * when everything was accepted it is what the write-ahead log keeps.
+ * `refused` is told the index (in request.timeseries) of each series some
+ * sample of which was refused (an OTLP push counts their data points).
  */
-export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, raw?: Uint8Array): IngestResult {
+export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, raw?: Uint8Array, refused?: (series: number) => void): IngestResult {
   const limits = deps.limits.of(tenant);
   const now = deps.now();
   let firstError: string | undefined;
   let firstSoft = false;
   let rejected = 0;
   let refusedAny = false;
-  const fail = (reason: string, samples: number, message: string, soft = false) => {
+  const fail = (reason: string, samples: number, message: string, soft = false, series = -1) => {
     refusedAny = true;
     rejected += samples;
     if (samples) deps.counters.discarded(tenant, reason, samples);
+    if (series >= 0) refused?.(series);
     if (firstError === undefined) {
       firstError = message;
       firstSoft = soft;
@@ -100,21 +105,29 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
   const head = deps.store.head(tenant);
   const valid: Valid[] = [];
   let validSamples = 0;
-  for (const ts of request.timeseries) {
+  for (let i = 0; i < request.timeseries.length; i++) {
+    const ts = request.timeseries[i]!;
     if (ts.samples.length === 0) continue;
     const known = head.findRaw(ts.rawKey, ts.rawCheck);
     // a known series' labels are made only when a message or a re-encoded record needs them
     const labels = ts.labelsSkipped && known ? undefined : ts.labels;
-    const v: Valid = { ts, labels, known };
+    const v: Valid = { ts, labels, known, index: i };
     const problem = (known?.validatedWith === limits ? undefined : validateLabels(pairsOf(v), limits)) ?? firstFuture(ts, v, now, limits);
     if (problem) {
-      fail(problem.reason, ts.samples.length, problem.message);
+      fail(problem.reason, ts.samples.length, problem.message, false, i);
       continue;
     }
     valid.push(v);
     validSamples += ts.samples.length;
   }
-  const metadata = request.metadata.length;
+  // then the metadata, as Mimir's distributor: an entry without a name, or with a name or unit over
+  // max_metadata_length, is dropped and its message is the answer's if none came before; a help over
+  // it is cut
+  const validMetadata = cleanMetadata(request.metadata, (problem) => {
+    deps.counters.discardedMetadata?.(tenant, problem.reason, 1);
+    firstError ??= problem.message;
+  });
+  const metadata = validMetadata.length;
   const cost = validSamples + metadata;
   if (cost > 0 && !deps.buckets.allow(tenant, cost, limits.ingestion_rate, limits.ingestion_burst_size)) {
     if (validSamples) deps.counters.discarded(tenant, "rate_limited", validSamples);
@@ -124,9 +137,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     };
   }
 
-  for (const m of request.metadata) {
-    if (m.metricFamilyName) head.metadata.set(m.metricFamilyName, { type: METRIC_TYPES[m.type] ?? "unknown", help: m.help, unit: m.unit });
-  }
+  for (const m of validMetadata) head.metadata.set(m.metricFamilyName, { type: METRIC_TYPES[m.type] ?? "unknown", help: m.help, unit: m.unit });
 
   // ingester: series limits and appends
   deps.store.walSegment();
@@ -144,7 +155,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
       if (!s || !s.active) {
         const refused = seriesLimitProblem(head, s, labels, limits, now, deps.idleTimeout);
         if (refused) {
-          fail(refused.reason, ts.samples.length, refused.message, true);
+          fail(refused.reason, ts.samples.length, refused.message, true, v.index);
           continue;
         }
       }
@@ -156,7 +167,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
     } else if (!s.active) {
       const refused = seriesLimitProblem(head, s, NO_PAIRS, limits, now, deps.idleTimeout);
       if (refused) {
-        fail(refused.reason, ts.samples.length, refused.message, true);
+        fail(refused.reason, ts.samples.length, refused.message, true, v.index);
         continue;
       }
     }
@@ -177,7 +188,7 @@ export function ingest(deps: IngestDeps, tenant: string, request: WriteRequest, 
       kept ??= samples.slice(0, k);
       if (result === "duplicate") continue;
       const [reason, text, id] = SAMPLE_ERRORS[result];
-      fail(reason, 1, `failed pushing to ingester outpost: user=${tenant}: ${text} (err-mimir-${id}). The affected sample has timestamp ${goTime(t)} and is from series ${seriesText(pairsOf(v))}`, true);
+      fail(reason, 1, `failed pushing to ingester outpost: user=${tenant}: ${text} (err-mimir-${id}). The affected sample has timestamp ${goTime(t)} and is from series ${seriesText(pairsOf(v))}`, true, v.index);
     }
     if (s && ok) {
       head.activate(s, now);
@@ -241,13 +252,14 @@ export function ingestPacked(deps: IngestDeps, tenant: string, p: PackedWrite, r
   }
   for (let i = checked - 1; i >= 0; i--) found[i]!.lastT = lastBefore[i]!;
   if (!ok || checked < n) return undefined;
+  // metadata that validation would refuse: ingest() words the refusal
+  const metadata = cleanMetadata(p.metadata, () => (ok = false));
+  if (!ok) return undefined;
   const total = p.ts.length;
-  const cost = total + p.metadata.length;
+  const cost = total + metadata.length;
   if (!deps.buckets.allow(tenant, cost, limits.ingestion_rate, limits.ingestion_burst_size)) return undefined;
   deps.counters.received(tenant, total);
-  for (const m of p.metadata) {
-    if (m.metricFamilyName) head.metadata.set(m.metricFamilyName, { type: METRIC_TYPES[m.type] ?? "unknown", help: m.help, unit: m.unit });
-  }
+  for (const m of metadata) head.metadata.set(m.metricFamilyName, { type: METRIC_TYPES[m.type] ?? "unknown", help: m.help, unit: m.unit });
   deps.store.walSegment();
   from = 0;
   for (let i = 0; i < n; i++) {
@@ -268,6 +280,8 @@ interface Valid {
   labels: LabelPair[] | undefined;
   /** the series, when the push named it by raw labels the head knows */
   known?: HeadSeries;
+  /** its index in the request's timeseries */
+  index: number;
 }
 
 const NO_PAIRS: LabelPair[] = [];

@@ -1,6 +1,6 @@
 // The metrics store's own metrics (GET /metrics), with prom-client, named as
 // Mimir names them: samples received and ingested per tenant, discarded
-// samples by reason, OTLP requests, active and in-memory series (request durations are added by the app).
+// samples and metadata by reason, OTLP requests, active and in-memory series (request durations are added by the app).
 import { Counter, Gauge, Registry } from "prom-client";
 import { deferDefaultMetrics } from "../../../lib/default-metrics.ts";
 import type { IngestCounters } from "./ingest.ts";
@@ -18,6 +18,7 @@ export function createMetricsStoreMetrics(store: MetricsStore, sweep: () => void
   const received = new Counter({ name: "cortex_distributor_received_samples_total", help: "The total number of received samples, by tenant.", labelNames: ["user"], registers: [registry] });
   const ingested = new Counter({ name: "cortex_ingester_ingested_samples_total", help: "The total number of samples ingested, by tenant.", labelNames: ["user"], registers: [registry] });
   const discarded = new Counter({ name: "cortex_discarded_samples_total", help: "The total number of samples that were discarded.", labelNames: ["reason", "user"], registers: [registry] });
+  const discardedMetadata = new Counter({ name: "cortex_discarded_metadata_total", help: "The total number of metadata that were discarded.", labelNames: ["reason", "user"], registers: [registry] });
   const otlpRequests = new Counter({ name: "cortex_distributor_otlp_requests_total", help: "The total number of OTLP requests that have come in to the distributor.", labelNames: ["user"], registers: [registry] });
   new Gauge({
     name: "cortex_ingester_active_series",
@@ -45,6 +46,7 @@ export function createMetricsStoreMetrics(store: MetricsStore, sweep: () => void
     received: (user, n) => received.inc({ user }, n),
     ingested: (user, n) => ingested.inc({ user }, n),
     discarded: (user, reason, n) => discarded.inc({ reason, user }, n),
+    discardedMetadata: (user, reason, n) => discardedMetadata.inc({ reason, user }, n),
     otlpRequest: (user) => otlpRequests.inc({ user }),
   };
 }

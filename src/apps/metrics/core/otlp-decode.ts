@@ -8,14 +8,18 @@
 // encodes the series as a remote-write request and packs it, so the event
 // loop stores it through remote write's own path (ingestPacked, or ingest
 // with the labels of known series left undecoded); the snappy form is what
-// the write-ahead log keeps. Small bodies are decoded here.
+// the write-ahead log keeps. Small bodies are decoded here, and any body when
+// no worker could take it (the pool closing). A body whose worker died
+// translating it is not translated again here, where it could take the
+// process down: 413 when the worker ran out of memory, else 503.
 import snappy from "snappyjs";
 import { decodeContent, decodeContentSync } from "../../../lib/content-encoding.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { decodeOtlp, type OtlpEncoding } from "../../../lib/otlp/http.ts";
 import type { TaskFn, TaskRunner } from "../../../lib/tasks.ts";
+import { WorkerDiedError } from "../../../lib/worker-pool.ts";
 import { OtlpTooLarge, translateMetrics, type OtlpSettings, type OtlpTranslation } from "./otlp-translate.ts";
-import { OFF_THREAD_BYTES, packWriteRequest, type PackedWrite } from "./push-decode.ts";
+import { OFF_THREAD_BYTES, packWriteRequest, workerDied, type PackedWrite } from "./push-decode.ts";
 import { encodeWriteRequestBytes, type WriteRequest } from "./remote-write.ts";
 
 export interface OtlpDecodeInput {
@@ -33,6 +37,8 @@ export interface OtlpCounts {
   dataPoints: number;
   dropped: number;
   errors: string;
+  /** per series, the index of the data point it was made of (-1: target_info), as OtlpTranslation's */
+  seriesPoints: ArrayLike<number>;
 }
 
 /** a push decoded: packed by a worker (with the write-ahead log's record), or the request itself */
@@ -85,7 +91,7 @@ function sizeRefused(err: unknown, maxBytes: number): never {
   throw err;
 }
 
-const counts = (t: OtlpTranslation): OtlpCounts => ({ dataPoints: t.dataPoints, dropped: t.dropped, errors: t.errors });
+const counts = (t: OtlpTranslation): Omit<OtlpCounts, "seriesPoints"> => ({ dataPoints: t.dataPoints, dropped: t.dropped, errors: t.errors });
 
 /** the body inflated off the event loop (node:zlib's asynchronous forms) */
 const inflate = (input: OtlpDecodeInput): Promise<Uint8Array> =>
@@ -94,7 +100,7 @@ const inflate = (input: OtlpDecodeInput): Promise<Uint8Array> =>
 /** an inflated body translated here, on the event loop */
 function translateHere(raw: Uint8Array, input: OtlpDecodeInput): DecodedOtlp {
   const t = translateBody(raw, input);
-  return { ...counts(t), request: t };
+  return { ...counts(t), seriesPoints: t.seriesPoints, request: t };
 }
 
 type WorkerAnswer = (OtlpCounts & { packed: PackedWrite; wal: Uint8Array }) | { error: { status: number; message: string } };
@@ -118,17 +124,19 @@ export const otlpMetricsTasks: Record<string, TaskFn> = {
     const packed = packWriteRequest(bytes);
     packed.metadata = t.metadata;
     const wal = snappy.compress(bytes) as Uint8Array<ArrayBuffer>;
+    const seriesPoints = Int32Array.from(t.seriesPoints);
     const p = packed;
-    const transfer = [p.raw, p.keys, p.checks, p.rangeEnd, p.ranges, p.sampleEnd, p.ts, p.values, p.stale, p.exemplars, p.histograms, wal].map((a) => a.buffer as ArrayBuffer);
-    return { result: { ...counts(t), packed, wal } satisfies WorkerAnswer, transfer: [...new Set(transfer)] };
+    const transfer = [p.raw, p.keys, p.checks, p.rangeEnd, p.ranges, p.sampleEnd, p.ts, p.values, p.stale, p.exemplars, p.histograms, wal, seriesPoints].map((a) => a.buffer as ArrayBuffer);
+    return { result: { ...counts(t), seriesPoints, packed, wal } satisfies WorkerAnswer, transfer: [...new Set(transfer)] };
   },
 };
 
 /**
  * An OTLP push body decoded and translated: on a worker of `decoder` when the
  * body is large (or inflates to a large one) and the decoder has workers
- * (packed, as a remote-write push), here otherwise (and when the worker
- * fails). Both give the same series and the same errors.
+ * (packed, as a remote-write push), here otherwise, and when no worker could
+ * take it (the pool closing); a worker that died on it is workerDied()'s
+ * answer. Both paths give the same series and the same errors.
  */
 export async function decodeOtlpOn(decoder: TaskRunner | undefined, input: OtlpDecodeInput): Promise<DecodedOtlp> {
   if (!decoder || decoder.inline) return translateHere(await inflate(input), input);
@@ -143,7 +151,9 @@ export async function decodeOtlpOn(decoder: TaskRunner | undefined, input: OtlpD
   try {
     // the body is copied to the worker
     answer = await decoder.run<WorkerAnswer>("decodeOtlpMetrics", onWorker);
-  } catch {
+  } catch (err) {
+    // the worker died on this body (out of memory, say): translating it here could take the whole process down
+    if (err instanceof WorkerDiedError) throw workerDied(err);
     return translateHere(await inflate(onWorker), onWorker);
   }
   if ("error" in answer) throw new ApiError(answer.error.status, answer.error.message);

@@ -9,6 +9,13 @@
 // (UnderscoreEscapingWithoutSuffixes) only the characters are escaped.
 // Attribute names are escaped as LabelNamer does with Mimir's defaults
 // (underscore sanitization on, repeated underscores kept).
+//
+// Names are bounded before anything is made of them (docs/opentelemetry.md):
+// an attribute name longer than MAX_LABEL_NAME_LENGTH (Mimir's default
+// max_label_name_length) or a metric whose Prometheus name would be longer than
+// MAX_METRIC_NAME_LENGTH (Mimir's default max_label_value_length, which
+// bounds __name__) is refused as a name the translator cannot make: its data
+// points are dropped with the message, the rest of the request is stored.
 import { normalizeLabel } from "../../../lib/otlp/values.ts";
 
 /** otlptranslator.MetricType: what decides the `_total` and `_ratio` suffixes */
@@ -76,43 +83,72 @@ function withoutSuffixes(name: string): string {
   return /^[0-9]/.test(out) ? `_${out}` : out;
 }
 
+/** the longest attribute name made into a label name (Mimir's default -validation.max-length-label-name) */
+export const MAX_LABEL_NAME_LENGTH = 1024;
+/** the longest metric name made (Mimir's default -validation.max-length-label-value, which bounds __name__) */
+export const MAX_METRIC_NAME_LENGTH = 2048;
+/** names longer than this are made each time, not remembered */
+const REMEMBERED_LENGTH = 256;
+
 /**
  * names made lately: the same few metrics and attribute keys come in every
- * push; bounded, so a sender of ever-new names empties it now and then
- * rather than growing it without end
+ * push; bounded in count (a sender of ever-new names empties it now and then
+ * rather than growing it without end) and in length (a long name is made
+ * again when it comes again: the memo holds at most 4,096 short names)
  */
-function remembered(): (key: string, make: () => string) => string {
+function remembered(): ((key: string, make: () => string) => string) & { readonly size: number } {
   const made = new Map<string, string>();
-  return (key, make) => {
+  const remember = (key: string, make: () => string) => {
     let out = made.get(key);
     if (out === undefined) {
       out = make();
+      if (key.length > REMEMBERED_LENGTH) return out;
       if (made.size >= 4096) made.clear();
       made.set(key, out);
     }
     return out;
   };
+  return Object.defineProperty(remember, "size", { get: () => made.size }) as typeof remember & { readonly size: number };
 }
 
 const metricNames = remembered();
 const labelNames = remembered();
 
-/** MetricNamer.Build (escaping): the Prometheus name of a metric; an empty or all-underscore result is refused as the translator refuses it */
+/** how many metric and label names are remembered (for tests) */
+export const rememberedNames = (): number => metricNames.size + labelNames.size;
+
+/** a name in a message: its first 100 characters */
+const cut = (s: string) => quoted(s.length > 100 ? `${s.slice(0, 100)}…` : s);
+
+/**
+ * MetricNamer.Build (escaping): the Prometheus name of a metric; an empty or all-underscore result is
+ * refused as the translator refuses it, a name over MAX_METRIC_NAME_LENGTH characters as too long
+ */
 export function metricName(name: string, unit: string, type: OtlpNameType, suffixes: boolean): string {
+  // a name or unit that long cannot make a name under the bound: refused before anything is made of it
+  if (name.length > MAX_METRIC_NAME_LENGTH * 2 || unit.length > MAX_METRIC_NAME_LENGTH * 2) throw tooLongMetric(name);
   return metricNames(`${suffixes ? "s" : "n"}${type}\u0000${unit}\u0000${name}`, () => {
     const out = suffixes ? withSuffixes(name, unit, type) : withoutSuffixes(name);
     if (out === "") throw new OtlpNameError(`normalization for metric ${quoted(name)} resulted in empty name`);
     if (out !== name && /^_+$/.test(out)) throw new OtlpNameError(`normalization for metric ${quoted(name)} resulted in invalid name ${quoted(out)}`);
+    if (out.length > MAX_METRIC_NAME_LENGTH) throw tooLongMetric(name);
     return out;
   });
 }
 
-/** LabelNamer.Build (escaping): the label name of an attribute key, refused when empty or all underscores */
+const tooLongMetric = (name: string) => new OtlpNameError(`the name made of metric ${cut(name)} is longer than ${MAX_METRIC_NAME_LENGTH} characters`);
+
+/**
+ * LabelNamer.Build (escaping): the label name of an attribute key, refused when empty or when it is
+ * (or becomes) only underscores, as the current LabelNamer refuses it, and when longer than
+ * MAX_LABEL_NAME_LENGTH characters
+ */
 export function labelName(key: string): string {
+  if (key === "") throw new OtlpNameError("label name is empty");
+  if (key.length > MAX_LABEL_NAME_LENGTH) throw new OtlpNameError(`label name ${cut(key)} is longer than ${MAX_LABEL_NAME_LENGTH} characters`);
   return labelNames(key, () => {
     const out = normalizeLabel(key);
-    if (out === "") throw new OtlpNameError(`normalization for label name ${quoted(key)} resulted in empty name`);
-    if (out !== key && /^_+$/.test(out)) throw new OtlpNameError(`normalization for label name ${quoted(key)} resulted in invalid name ${quoted(out)}`);
+    if (/^_+$/.test(out)) throw new OtlpNameError(`normalization for label name ${quoted(key)} resulted in invalid name ${quoted(out)}`);
     return out;
   });
 }

@@ -9,7 +9,10 @@
 // - explicit-bucket histograms as `_bucket{le}` (cumulative, `+Inf` = count),
 //   `_sum` (when set) and `_count`; summaries as `{quantile}`, `_sum`, `_count`;
 // - exponential histograms are refused: this store keeps no native histograms;
-// - a data point flagged NoRecordedValue becomes Prometheus's stale marker;
+// - a data point flagged NoRecordedValue becomes Prometheus's stale marker, and
+//   so does a value whose bits are the stale marker's (as Prometheus's head
+//   reads them: the same on the event loop, on the worker and in the log;
+//   under Bun the protobuf decoder has already made such a value a plain NaN);
 // - attributes become labels (names escaped, colliding names' values joined
 //   with `;`); service.name (with service.namespace) becomes `job`,
 //   service.instance.id `instance`; the other resource attributes go to a
@@ -19,9 +22,14 @@
 // - labels with empty values are left out (as Mimir's distributor drops them).
 // Exemplars are not kept (as remote write's). A metric or data point the
 // translation refuses is counted and its message kept (the partial-success
-// answer); a field of the wrong JSON type is a TypeError naming the field.
+// answer); a field of the wrong JSON type, a time outside 0..2^64-1 ns or an
+// asInt outside int64 is a TypeError naming the field (a 400).
+// Every series is charged for what it holds (its labels' bytes: a histogram
+// point's buckets each copy the point's labels) before it is made, against
+// the decoded-size budget; a metric's metadata is kept only when it made a series.
 import Long from "long";
 import { ITEM_COST } from "../../../lib/decoded-budget.ts";
+import { int64Value, nanos } from "../../../lib/otlp/proto.ts";
 import { formatFloat, list, num, own, str, valueText } from "../../../lib/otlp/values.ts";
 import { labelName, metricName, OtlpNameError, type OtlpNameType } from "./otlp-names.ts";
 import type { LabelPair, Sample, WriteRequest, WriteSeries } from "./remote-write.ts";
@@ -47,6 +55,11 @@ export interface OtlpTranslation extends WriteRequest {
   dropped: number;
   /** why, the translator's messages joined with "; " ("" when nothing was refused) */
   errors: string;
+  /**
+   * per series (as timeseries), the data point it was made of: its index among the request's data
+   * points (dataPoints), -1 for target_info (no data point); a histogram or summary point makes several
+   */
+  seriesPoints: number[];
 }
 
 /** the translation made more than the decoded-size budget allows (answered 413) */
@@ -61,6 +74,10 @@ const TARGET_INFO = "target_info";
 const TARGET_INFO_INTERVAL = 150_000;
 /** target_info samples older than this before the resource's newest are not made (the head refuses them anyway) */
 const TARGET_INFO_SPAN = 3_600_000;
+/** bytes charged per target_info sample */
+const SAMPLE_COST = 32;
+/** bytes charged per label of a series on top of its name and value (the pair, its place in the list, its encoding) */
+const LABEL_COST = 16;
 const IDENTIFYING = ["service.namespace", "service.name", "service.instance.id"];
 /** AggregationTemporality, and DataPointFlags' FLAG_NO_RECORDED_VALUE */
 const CUMULATIVE = 2;
@@ -68,9 +85,10 @@ const NO_RECORDED_VALUE = 1;
 /** the translator's messages are cut here, as Mimir's maxErrMsgLen */
 const MAX_ERROR_TEXT = 1024;
 
-/** a TypeError's message given the path of where it happened (other errors unchanged) */
+/** a TypeError's message given the path of where it happened (a RangeError's too: an integer outside int64; other errors unchanged) */
 function at(err: unknown, path: string): unknown {
-  return err instanceof TypeError ? new TypeError(`${path}${err.message}`) : err;
+  if (err instanceof TypeError) return new TypeError(`${path}${err.message}`);
+  return err instanceof RangeError ? new TypeError(`${path}: ${err.message}`) : err;
 }
 
 /** a message field that must be an object when present */
@@ -93,7 +111,7 @@ function item(items: unknown[], i: number): Obj {
 function numberAt(values: unknown[], i: number, field: string): number {
   const v = values[i];
   if (typeof v === "number") return v;
-  if (Long.isLong(v)) return (v as Long).toNumber();
+  if (v instanceof Long) return v.toNumber();
   try {
     return num(values, String(i), "");
   } catch {
@@ -101,20 +119,26 @@ function numberAt(values: unknown[], i: number, field: string): number {
   }
 }
 
-/** a time in Unix nanoseconds (fixed64) as milliseconds, exactly: a Long's halves, or JSON's decimal text */
+/**
+ * a time in Unix nanoseconds (fixed64) as milliseconds, exactly: a Long's halves (protobuf), or
+ * JSON's decimal text or number read by lib/otlp's nanos(); outside 0..2^64-1 ns, negative or not
+ * an integer, refused naming the field (at most 2^64 ns is ~1.8e13 ms: every time is a safe integer)
+ */
 function millisOf(o: Obj, k: string): number {
   if (!own(o, k)) return 0;
   const v = o[k];
-  if (v === null || v === undefined || v === "") return 0;
-  if (Long.isLong(v)) {
+  if (typeof v === "object" && v !== null && !(v instanceof Long)) throw new TypeError(`.${k} must be an unsigned 64-bit integer`);
+  if (v instanceof Long) {
     // 2^32 = 4294 * 10^6 + 967296: every product below stays exact in a double
-    const hi = (v as Long).high >>> 0;
-    const lo = (v as Long).low >>> 0;
+    const hi = v.high >>> 0;
+    const lo = v.low >>> 0;
     return hi * 4294 + Math.floor((hi * 967_296 + lo) / 1_000_000);
   }
-  if (typeof v === "string" && /^\d{1,20}$/.test(v)) return v.length <= 6 ? 0 : Number(v.slice(0, -6));
-  if (typeof v === "number" && Number.isInteger(v) && v >= 0) return Math.floor(v / 1_000_000);
-  throw new TypeError(`.${k} must be an unsigned 64-bit integer`);
+  try {
+    return Number(nanos(v) / 1_000_000n);
+  } catch {
+    throw new TypeError(`.${k} must be an unsigned 64-bit integer`);
+  }
 }
 
 /** AggregationTemporality as a number (JSON may name it) */
@@ -155,6 +179,12 @@ function attribute(pairs: Array<[string, string]>, key: string): string | undefi
   return undefined;
 }
 
+/** a data point's labels, and what each series made of them is charged for them */
+interface BaseLabels {
+  labels: LabelPair[];
+  bytes: number;
+}
+
 /** what every series of a resource carries besides its data point's attributes */
 interface ResourceLabels {
   pairs: Array<[string, string]>;
@@ -184,7 +214,7 @@ class LabelSet {
 }
 
 export function translateMetrics(request: Obj, settings: OtlpSettings, budget: { charged: number; limit: number }): OtlpTranslation {
-  const out: OtlpTranslation = { timeseries: [], metadata: [], dataPoints: 0, dropped: 0, errors: "" };
+  const out: OtlpTranslation = { timeseries: [], metadata: [], dataPoints: 0, dropped: 0, errors: "", seriesPoints: [] };
   const errors: string[] = [];
   let errorText = 0;
   const refuse = (text: string, points: number) => {
@@ -200,29 +230,39 @@ export function translateMetrics(request: Obj, settings: OtlpSettings, budget: {
   };
   const promote = new Set(settings.promoteResourceAttributes);
 
-  /** createAttributes: a data point's labels (or target_info's), empty values left out */
-  const labelsOf = (attrs: Array<[string, string]>, resource: ResourceLabels, scope: LabelPair[]): LabelPair[] => {
+  /**
+   * createAttributes: a data point's labels (or target_info's), empty values left out, with what
+   * each series made of them is charged for them (their names and values: every series copies them
+   * when encoded, in the write-ahead log's record and on the way back from the worker)
+   */
+  const labelsOf = (attrs: Array<[string, string]>, resource: ResourceLabels, scope: LabelPair[]): BaseLabels => {
     const set = new LabelSet();
     for (const [key, value] of attrs) set.put(labelName(key), value, "join");
     for (const p of resource.promoted) set.put(p.name, p.value, "keep");
     for (const p of scope) set.put(p.name, p.value, "set");
     for (const p of resource.identity) set.put(p.name, p.value, "set");
-    let bytes = 64 * set.pairs.length;
-    for (const p of set.pairs) bytes += p.value.length;
-    charge(bytes);
-    return set.pairs.some((p) => p.value === "") ? set.pairs.filter((p) => p.value !== "") : set.pairs;
+    charge(64 * set.pairs.length);
+    const labels = set.pairs.some((p) => p.value === "") ? set.pairs.filter((p) => p.value !== "") : set.pairs;
+    let bytes = 0;
+    for (const p of labels) bytes += p.name.length + p.value.length + LABEL_COST;
+    return { labels, bytes };
   };
 
-  /** one series: the base labels with `__name__` (and `le` or `quantile`) set, one sample */
-  const series = (base: LabelPair[], name: string, t: number, value: number, stale: boolean, extra?: string, extraValue?: string) => {
+  /**
+   * one series: the base labels with `__name__` (and `le` or `quantile`) set, one sample; charged
+   * for its labels before they are copied. Stale when the point is flagged, or its value has the
+   * stale marker's bits (as Prometheus's head takes them).
+   */
+  const series = (base: BaseLabels, point: number, name: string, t: number, value: number, stale: boolean, extra?: string, extraValue?: string) => {
+    charge(ITEM_COST + base.bytes + name.length + LABEL_COST + (extra === undefined ? 0 : extra.length + extraValue!.length + LABEL_COST));
     const labels: LabelPair[] = [];
-    for (const p of base) if (p.name !== "__name__" && p.name !== extra) labels.push(p);
+    for (const p of base.labels) if (p.name !== "__name__" && p.name !== extra) labels.push(p);
     if (extra !== undefined) labels.push({ name: extra, value: extraValue! });
     labels.push({ name: "__name__", value: name });
-    charge(ITEM_COST + 8 * labels.length);
-    const sample: Sample = stale ? { value: Number.NaN, timestampMs: t, stale: true } : { value, timestampMs: t };
+    const sample: Sample = stale || isStaleNaN(value) ? { value: Number.NaN, timestampMs: t, stale: true } : { value, timestampMs: t };
     const s: WriteSeries = { labels, rawKey: 0, rawCheck: 0, labelsSkipped: false, samples: [sample], exemplars: 0, histograms: 0 };
     out.timeseries.push(s);
+    out.seriesPoints.push(point);
     return s;
   };
 
@@ -324,6 +364,8 @@ export function translateMetrics(request: Obj, settings: OtlpSettings, budget: {
     if (!kind) return refuse(`could not get aggregation temporality for ${otelName} as it has unsupported metric type Empty`, 0);
     const [field, body, nameType] = kind;
     const points = list(body, "dataPoints", `.${field}`);
+    // the index of the metric's first data point among the request's
+    const first = out.dataPoints;
     out.dataPoints += points.length;
     // the resource's time span (target_info) counts every data point, refused ones too, as the translator's
     const times = new Array<number>(points.length);
@@ -347,48 +389,51 @@ export function translateMetrics(request: Obj, settings: OtlpSettings, budget: {
       if (!(err instanceof OtlpNameError)) throw err;
       return refuse(err.message, points.length);
     }
-    out.metadata.push({ type: PROM_TYPES[nameType], metricFamilyName: name, help: str(metric, "description", ""), unit });
     if (points.length === 0) return refuse(`empty data points. ${otelName} is dropped`, 0);
     if (field === "exponentialHistogram") {
       return refuse(`exponential histograms are not supported (this store keeps no native histograms): the ${points.length} data points of metric ${JSON.stringify(otelName)} were dropped`, points.length);
     }
+    const made = out.timeseries.length;
     for (let x = 0; x < points.length; x++) {
       const dp = points[x] as Obj;
+      const point = first + x;
       try {
         const base = labelsOf(attributePairs(list(dp, "attributes", "")), resource, scope);
         const stale = (num(dp, "flags", "") & NO_RECORDED_VALUE) !== 0;
-        if (field === "histogram") histogram(dp, base, name, times[x]!, stale);
-        else if (field === "summary") summary(dp, base, name, times[x]!, stale);
-        else series(base, name, times[x]!, numberValue(dp), stale);
+        if (field === "histogram") histogram(dp, base, point, name, times[x]!, stale);
+        else if (field === "summary") summary(dp, base, point, name, times[x]!, stale);
+        else series(base, point, name, times[x]!, numberValue(dp), stale);
       } catch (err) {
         if (!(err instanceof OtlpNameError)) throw at(err, `.${field}.dataPoints[${x}]`);
         refuse(err.message, 1);
       }
     }
+    // metadata only for a metric that made a series (one whose every point was refused has none)
+    if (out.timeseries.length > made) out.metadata.push({ type: PROM_TYPES[nameType], metricFamilyName: name, help: str(metric, "description", ""), unit });
   }
 
-  function histogram(dp: Obj, base: LabelPair[], name: string, t: number, stale: boolean): void {
-    if (own(dp, "sum") && dp.sum !== null && dp.sum !== undefined) series(base, `${name}_sum`, t, num(dp, "sum", ""), stale);
+  function histogram(dp: Obj, base: BaseLabels, point: number, name: string, t: number, stale: boolean): void {
+    if (own(dp, "sum") && dp.sum !== null && dp.sum !== undefined) series(base, point, `${name}_sum`, t, num(dp, "sum", ""), stale);
     const count = num(dp, "count", "");
-    series(base, `${name}_count`, t, count, stale);
+    series(base, point, `${name}_count`, t, count, stale);
     const counts = list(dp, "bucketCounts", "");
     const bounds = list(dp, "explicitBounds", "");
     let cumulative = 0;
     for (let i = 0; i < bounds.length && i < counts.length; i++) {
       cumulative += numberAt(counts, i, "bucketCounts");
-      series(base, `${name}_bucket`, t, cumulative, stale, "le", formatFloat(numberAt(bounds, i, "explicitBounds")));
+      series(base, point, `${name}_bucket`, t, cumulative, stale, "le", formatFloat(numberAt(bounds, i, "explicitBounds")));
     }
-    series(base, `${name}_bucket`, t, count, stale, "le", "+Inf");
+    series(base, point, `${name}_bucket`, t, count, stale, "le", "+Inf");
   }
 
-  function summary(dp: Obj, base: LabelPair[], name: string, t: number, stale: boolean): void {
-    series(base, `${name}_sum`, t, num(dp, "sum", ""), stale);
-    series(base, `${name}_count`, t, num(dp, "count", ""), stale);
+  function summary(dp: Obj, base: BaseLabels, point: number, name: string, t: number, stale: boolean): void {
+    series(base, point, `${name}_sum`, t, num(dp, "sum", ""), stale);
+    series(base, point, `${name}_count`, t, num(dp, "count", ""), stale);
     const quantiles = list(dp, "quantileValues", "");
     for (let i = 0; i < quantiles.length; i++) {
       try {
         const q = item(quantiles, i);
-        series(base, name, t, num(q, "value", ""), stale, "quantile", formatFloat(num(q, "quantile", "")));
+        series(base, point, name, t, num(q, "value", ""), stale, "quantile", formatFloat(num(q, "quantile", "")));
       } catch (err) {
         throw at(err, `.quantileValues[${i}]`);
       }
@@ -401,19 +446,24 @@ export function translateMetrics(request: Obj, settings: OtlpSettings, budget: {
     for (const key of IDENTIFYING) if (attribute(resource.pairs, key) !== undefined) nonIdentifying--;
     if (nonIdentifying === 0) return;
     const attrs = settings.keepIdentifyingResourceAttributes ? resource.pairs : resource.pairs.filter(([k]) => !IDENTIFYING.includes(k));
-    let base: LabelPair[];
+    // times are below 2^64 ns (~1.8e13 ms), so this holds; beyond it a step would not move the time
+    if (latest > Number.MAX_SAFE_INTEGER || earliest < -Number.MAX_SAFE_INTEGER) return;
+    let base: BaseLabels;
     try {
       base = labelsOf(attrs, { pairs: resource.pairs, promoted: [], identity: resource.identity }, []);
     } catch (err) {
       if (!(err instanceof OtlpNameError)) throw err;
       return refuse(err.message, 0);
     }
-    if (!base.some((p) => p.name === "job" || p.name === "instance")) return;
-    const s = series(base, TARGET_INFO, latest, 1, false);
-    const samples: Sample[] = [];
-    for (let t = Math.max(earliest, latest - TARGET_INFO_SPAN); t < latest; t += TARGET_INFO_INTERVAL) samples.push({ value: 1, timestampMs: t });
-    samples.push({ value: 1, timestampMs: latest });
-    charge(32 * samples.length);
+    if (!base.labels.some((p) => p.name === "job" || p.name === "instance")) return;
+    // a sample every interval from the first time (at most an hour before the newest) while before the newest, then the newest
+    const from = Math.max(earliest, latest - TARGET_INFO_SPAN);
+    const steps = Math.min(TARGET_INFO_SPAN / TARGET_INFO_INTERVAL, Math.ceil((latest - from) / TARGET_INFO_INTERVAL));
+    charge(SAMPLE_COST * (steps + 1));
+    const s = series(base, -1, TARGET_INFO, latest, 1, false);
+    const samples = new Array<Sample>(steps + 1);
+    for (let i = 0; i < steps; i++) samples[i] = { value: 1, timestampMs: from + i * TARGET_INFO_INTERVAL };
+    samples[steps] = { value: 1, timestampMs: latest };
     s.samples = samples;
   }
 
@@ -436,9 +486,32 @@ function metricKind(metric: Obj): [string, Obj, OtlpNameType] | undefined {
   return undefined;
 }
 
-/** a NumberDataPoint's value: asDouble or asInt (none set: 0, as pmetric reads it) */
+/** a NumberDataPoint's value: asDouble or asInt (none set: 0, as pmetric reads it); an asInt outside int64 is refused */
 function numberValue(dp: Obj): number {
   if (own(dp, "asDouble") && dp.asDouble !== null && dp.asDouble !== undefined) return num(dp, "asDouble", "");
-  if (own(dp, "asInt") && dp.asInt !== null && dp.asInt !== undefined) return num(dp, "asInt", "");
+  if (own(dp, "asInt") && dp.asInt !== null && dp.asInt !== undefined) {
+    const v = dp.asInt;
+    if (v instanceof Long) return v.toNumber();
+    try {
+      return Number(int64Value(v));
+    } catch {
+      throw new TypeError(".asInt must be a 64-bit integer");
+    }
+  }
   return 0;
+}
+
+/** Prometheus's stale marker, 0x7ff0000000000002, as its two 32-bit halves */
+const STALE_HI = 0x7ff00000;
+const STALE_LO = 2;
+/** the bits of a number, to read a NaN's payload */
+const bits = new Float64Array(1);
+const bitWords = new Uint32Array(bits.buffer);
+const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
+/** true when the value is Prometheus's stale marker: a NaN of bits 0x7ff0000000000002 (value.IsStaleNaN) */
+export function isStaleNaN(v: number): boolean {
+  if (v === v) return false;
+  bits[0] = v;
+  return bitWords[HI] === STALE_HI && bitWords[1 - HI] === STALE_LO;
 }

@@ -6,10 +6,12 @@
 // label fields' bytes, where those fields are, and its samples as typed
 // arrays (all moved, not copied). The event loop then decodes the labels of
 // the series its head does not know by their bytes, and nothing else.
-// Small bodies, and any body when no worker can run it, are decoded here;
-// both paths give the same request and the same errors.
+// Small bodies, and any body when no worker can take it (the pool closing),
+// are decoded here; both paths give the same request and the same errors. A
+// body whose worker died decoding it is not decoded again here (workerDied).
 import { ApiError } from "../../../lib/errors.ts";
 import type { TaskFn, TaskRunner } from "../../../lib/tasks.ts";
+import { WorkerDiedError } from "../../../lib/worker-pool.ts";
 import { memoryPacer } from "../../../platform/memory.ts";
 import { decodeWriteRequest, labelsFrom, uncompressBody, walkWriteRequest, type Sample, type WriteRequest, type WriteSeries } from "./remote-write.ts";
 
@@ -172,14 +174,27 @@ export const metricsPushTasks: Record<string, TaskFn> = {
   },
 };
 
+/**
+ * The answer to a push whose decoding worker died on it (WorkerDiedError): the body may be what killed
+ * it, so it is not decoded again on the event loop, where it could take the process down. 413 when the
+ * worker ran out of memory (the body asks for more than the decoder has: sending it again will not
+ * help), else 503 as the log store's decoder answers; nothing was stored either way.
+ */
+export function workerDied(err: WorkerDiedError): ApiError {
+  const cause = err.cause as { code?: unknown } | undefined;
+  if (cause?.code === "ERR_WORKER_OUT_OF_MEMORY") return new ApiError(413, "decoding this request needs more memory than the decoder has; it was not stored");
+  return new ApiError(503, "the decoder ended while decoding this request; it was not stored", { headers: { "Retry-After": "5" } });
+}
+
 /** a push decoded: packed by a worker (unpackWriteRequest makes the request), or the request itself */
 export type DecodedWrite = { packed: PackedWrite } | { request: WriteRequest };
 
 /**
  * A push body's WriteRequest: decoded on a worker of `decoder` when the
  * body is large and the decoder has workers (and left packed), here
- * otherwise (and when the worker fails or cannot walk the body:
- * decodeWriteRequest words the error). `known` is asked here.
+ * otherwise (and when no worker could take it, or the worker cannot walk the
+ * body: decodeWriteRequest words the error); a worker that died on it is
+ * workerDied()'s answer. `known` is asked here.
  */
 export async function decodeWriteOn(decoder: TaskRunner | undefined, body: Uint8Array, maxBytes: number, known?: (rawKey: number, check: number) => boolean): Promise<DecodedWrite> {
   const here = () => ({ request: decodeWriteRequest(uncompressBody(body, maxBytes), known) });
@@ -188,7 +203,8 @@ export async function decodeWriteOn(decoder: TaskRunner | undefined, body: Uint8
   try {
     // the body is copied to the worker: the event loop keeps it for the write-ahead log
     decoded = await decoder.run<Decoded>("decodeWrite", { body, maxBytes } satisfies DecodeWriteInput);
-  } catch {
+  } catch (err) {
+    if (err instanceof WorkerDiedError) throw workerDied(err);
     return here();
   }
   if ("error" in decoded) throw new ApiError(decoded.error.status, decoded.error.message);

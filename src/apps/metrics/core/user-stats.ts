@@ -78,6 +78,7 @@ export function createUserStats(deps: UserStatsDeps): UserStatsTracker {
       return {
         received: base.received,
         discarded: base.discarded,
+        ...(base.discardedMetadata ? { discardedMetadata: base.discardedMetadata } : {}),
         ingested(tenant, samples) {
           base.ingested(tenant, samples);
           rates.add(tenant, field, samples);

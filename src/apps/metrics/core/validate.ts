@@ -92,3 +92,50 @@ export function futureSampleProblem(t: number, now: number, limits: MetricsLimit
     message: `received a sample whose timestamp is too far in the future, timestamp: ${t} series: '${metricText(labels)}' (err-mimir-too-far-in-future). ${limitHint("validation.create-grace-period")}`,
   };
 }
+
+/** Mimir's default -validation.max-metadata-length: the longest metric name, unit and help of a metadata entry */
+export const MAX_METADATA_LENGTH = 1024;
+
+type Metadata = { type: number; metricFamilyName: string; help: string; unit: string };
+
+/**
+ * A request's metadata as Mimir's distributor keeps it (cleanAndValidateMetadata, with
+ * -validation.enforce-metadata-metric-name on and max_metadata_length 1024): an entry with no
+ * metric name, or a name or unit longer than the limit, is dropped and `refused` is told why; a
+ * help longer than the limit is cut to it. The same array when nothing changed.
+ */
+export function cleanMetadata(metadata: Metadata[], refused: (problem: SeriesProblem) => void): Metadata[] {
+  let out = metadata;
+  for (let i = 0; i < metadata.length; i++) {
+    const m = metadata[i]!;
+    const problem = metadataProblem(m);
+    const kept = problem ? undefined : m.help.length > MAX_METADATA_LENGTH ? { ...m, help: cutText(m.help, MAX_METADATA_LENGTH) } : m;
+    if (problem) refused(problem);
+    if (kept !== m && out === metadata) out = metadata.slice(0, i);
+    if (kept && out !== metadata) out.push(kept);
+  }
+  return out;
+}
+
+function metadataProblem(m: Metadata): SeriesProblem | undefined {
+  if (m.metricFamilyName === "") return { reason: "missing_metric_name", message: "received a metric metadata with no metric name (err-mimir-metadata-missing-metric-name)" };
+  if (m.metricFamilyName.length > MAX_METADATA_LENGTH) {
+    return {
+      reason: "metric_name_too_long",
+      message: `received a metric metadata whose metric name length exceeds the limit, metric name: '${m.metricFamilyName.slice(0, 200)}' (err-mimir-metric-name-too-long). ${limitHint("validation.max-metadata-length")}`,
+    };
+  }
+  if (m.unit.length > MAX_METADATA_LENGTH) {
+    return {
+      reason: "unit_too_long",
+      message: `received a metric metadata whose unit name length exceeds the limit, unit: '${m.unit.slice(0, 200)}' metric name: '${m.metricFamilyName.slice(0, 200)}' (err-mimir-unit-too-long). ${limitHint("validation.max-metadata-length")}`,
+    };
+  }
+  return undefined;
+}
+
+/** the first `max` characters of a text, not ending in half a surrogate pair */
+function cutText(text: string, max: number): string {
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}

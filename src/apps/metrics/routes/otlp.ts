@@ -7,12 +7,17 @@
 //
 // Answers, in the request's encoding: 200 with an empty
 // ExportMetricsServiceResponse when everything was stored; 200 with
-// partial_success (the refused samples and data points, and why) when some
-// were refused but others stored, or when the ingester refused them (a
-// series limit, a sample out of order: Mimir's soft errors); otherwise the
-// refusal's status with a google.rpc.Status: 400 (nothing stored: an
-// invalid series, a delta metric), 413, 415, 429 (the rate limit, with
-// Retry-After).
+// partial_success (the refused data points, and why) when some were refused
+// but others stored, or when the ingester refused them (a series limit, a
+// sample out of order: Mimir's soft errors); otherwise the refusal's status
+// with a google.rpc.Status: 400 (nothing stored: an invalid series, a delta
+// metric), 413, 415, 429 (the rate limit, with Retry-After), 503 (the
+// decoder's worker ended on the body).
+//
+// rejected_data_points counts data points, not samples: those the
+// translation refused, and those of which the store refused a series (a
+// histogram point whose one bucket was refused is a refused point: it was
+// not stored whole); target_info, made of no data point, counts none.
 import type { Context, Hono } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import { otlpAnswer, otlpEncodingOf, otlpHandler } from "../../../lib/otlp/http.ts";
@@ -57,16 +62,22 @@ export function registerOtlpPush(app: Hono, deps: OtlpPushDeps): void {
       if (decoded.dropped) deps.counters.discarded(tenant, "otlp_parse_error", decoded.dropped);
       // series the tenant's head knows by their labels' bytes are not decoded into strings again (a worker packed them)
       const known = (key: number, check: number) => deps.store.peek(tenant)?.findRaw(key, check) !== undefined;
+      // the data points some of whose series the store refused
+      const refusedPoints = new Set<number>();
+      const refused = (series: number) => {
+        const point = decoded.seriesPoints[series] ?? -1;
+        if (point >= 0) refusedPoints.add(point);
+      };
       const result =
         "packed" in decoded
-          ? (ingestPacked(deps, tenant, decoded.packed, decoded.wal) ?? ingest(deps, tenant, unpackWriteRequest(decoded.packed, known), decoded.wal))
-          : ingest(deps, tenant, decoded.request);
+          ? (ingestPacked(deps, tenant, decoded.packed, decoded.wal) ?? ingest(deps, tenant, unpackWriteRequest(decoded.packed, known), decoded.wal, refused))
+          : ingest(deps, tenant, decoded.request, undefined, refused);
       if (result.appended) deps.gate.auth.wrote(c, result.appended, raw.length);
       if (result.status === 429) throw new ApiError(429, result.message ?? "", { headers: retryHeaders(c) });
       const parseError = decoded.errors ? `otlp parse error: ${decoded.errors}` : "";
       const message = [result.message ?? "", parseError].filter((m) => m !== "").join("; ");
       if (message === "") return otlpAnswer(c, RESPONSE, encoding, {});
-      const rejected = decoded.dropped + (result.rejected ?? 0);
+      const rejected = decoded.dropped + refusedPoints.size;
       // nothing stored and something refused: the request is refused as a whole (not retryable), unless the
       // ingester refused it (Mimir's soft errors are partial successes)
       if (rejected > 0 && !result.appended && !result.soft) throw new ApiError(400, message);
