@@ -6,8 +6,8 @@
 import { badRequest } from "../lib/errors.ts";
 import { tenantIdProblem } from "../lib/tenant.ts";
 
-/** the scopes a policy may hold: the issue's seven, and admin (the admin API, as the real product's) */
-export const SCOPES = ["logs:write", "logs:read", "metrics:write", "metrics:read", "rules:read", "rules:write", "alerts:read", "admin"] as const;
+/** the scopes a policy may hold: the seven of issue 22, the two delete scopes of the real products (the delete APIs, issue 25), and admin (the admin API, as the real product's) */
+export const SCOPES = ["logs:write", "logs:read", "logs:delete", "metrics:write", "metrics:read", "metrics:delete", "rules:read", "rules:write", "alerts:read", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const POLICY_STATUSES = ["active", "inactive"] as const;

@@ -45,8 +45,10 @@ export interface AccessToken {
 export const SCOPES: [scope: string, what: string][] = [
   ["logs:write", "push log lines"],
   ["logs:read", "query logs"],
+  ["logs:delete", "request deletion of log lines"],
   ["metrics:write", "remote write samples"],
   ["metrics:read", "query metrics"],
+  ["metrics:delete", "delete series"],
   ["rules:read", "read recording and alerting rules"],
   ["rules:write", "change rules"],
   ["alerts:read", "read alerts"],
