@@ -42,7 +42,7 @@ if (!isMainThread) {
   const server = store.server;
   const rss = async () => {
     const text = await (await fetch(`${server.urls.metrics}/metrics`)).text();
-    return Number(/^svc_metrics_process_resident_memory_bytes (\S+)$/m.exec(text)?.[1] ?? NaN);
+    return Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1] ?? NaN);
   };
   try {
     const before = await rss();

@@ -1,8 +1,11 @@
 // The composition root: opens the database, builds the three apps and puts
 // them on their listeners; stop() shuts everything down in order. The CLI
 // adds signals and printing; tests call this directly.
+import { createBackups } from "./backup/service.ts";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Config } from "./config/schema.ts";
 import { openDatabase, type Database } from "./db/open.ts";
+import { createDiskGuard, lowSpaceWarning } from "./lib/disk-guard.ts";
 import { createLifecycle, type Lifecycle } from "./lib/lifecycle.ts";
 import type { Logger } from "./lib/logger.ts";
 import { adminFiles } from "./platform/embedded.ts";
@@ -66,8 +69,27 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   try {
     // one set of access policies and tokens for the process: a token revoked anywhere is refused everywhere at once
     const access = await openStoreAccess({ pg: db.pg, cluster: config.metrics.cluster_name, ...(options.now ? { now: options.now } : {}) });
-    const deps = { config, db, logger, lifecycle, runner: pool, decoder, access };
-    const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, boundPorts, ...options });
+    // the data dir's cap: the stores register what they can drop; measured every check interval
+    const disk = db.dataDir
+      ? createDiskGuard({
+          dir: db.dataDir,
+          cap: config.storage.max_disk_usage,
+          minFree: config.storage.min_free_disk_space,
+          intervalMs: config.storage.disk_check_interval,
+          // the backups' folder when it is inside the data dir (its default): nothing there can be dropped
+          exclude: [relative(db.dataDir, resolve(db.dataDir, config.backups.dir || "backups"))].filter((d) => d !== "" && !d.startsWith("..") && !isAbsolute(d)),
+          fileDirs: ["logs-chunks", "logs-wal", "metrics-wal"],
+          stateFile: join(db.dataDir, "disk-guard.json"),
+          logger,
+          now: options.now ?? Date.now,
+        })
+      : undefined;
+    if (disk) closers.push(async () => disk.stop());
+    const deps = { config, db, logger, lifecycle, runner: pool, decoder, access, disk };
+    // backups of the database, the stores' files (added below) and the data dir's others; stopped before the stores close
+    const backups = createBackups({ config, db, logger, ...(options.now ? { now: options.now } : {}) });
+    closers.push(() => backups.close());
+    const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, boundPorts, backups, ...options });
     closers.push(dashboard.close);
     const apps: Array<[ServiceName, number, FetchHandler]> = [["dashboard", config.dashboard.http_port, dashboard.app.fetch]];
     // the stores share the server block's TLS, as dskit's listeners do; the dashboard has its own
@@ -76,6 +98,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
     if (modules.logs) {
       const logs = await modules.logs.createLogStoreApp({ ...deps, ...options });
       closers.push(logs.close);
+      backups.addSource(logs.backup);
       apps.push(["logs", config.logs.http_port, logs.app.fetch]);
       const proxy = config.logs.auth_proxy;
       if (proxy.enabled) {
@@ -87,7 +110,13 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
     if (modules.metrics) {
       const metrics = await modules.metrics.createMetricsApp({ ...deps, ...options });
       closers.push(metrics.close);
+      backups.addSource(metrics.backup);
       apps.push(["metrics", config.metrics.http_port, metrics.app.fetch]);
+    }
+    if (disk) {
+      const usage = await disk.check();
+      const low = lowSpaceWarning(usage, config.storage.min_free_disk_space);
+      if (low) logger.warn(low);
     }
     const timeouts = { idle: config.server.http_idle_timeout, read: config.server.http_read_timeout, write: config.server.http_write_timeout };
     const limited = timeoutLimits(timeouts);

@@ -60,6 +60,11 @@ describe("architecture rules", () => {
     expect(violations((file, target) => file.startsWith("store-access/") && /^(apps|cli|server)\b/.test(target))).toEqual([]);
   });
 
+  it("backup/ (the server's backups and restore, used by the CLI, server.ts and the dashboard's routes) imports no app; the stores reach it only through lib/backup-pin.ts", () => {
+    expect(violations((file, target) => file.startsWith("backup/") && /^(apps|cli|server)\b/.test(target))).toEqual([]);
+    expect(violations((file, target) => /^apps\/(logstore|metrics)\//.test(file) && target.startsWith("backup/"))).toEqual([]);
+  });
+
   it("core/ never imports hono", () => {
     expect(violations((file, target) => file.includes("/core/") && target.startsWith("hono"))).toEqual([]);
   });

@@ -72,7 +72,8 @@ export function registerAdmin(program: Command, env: Record<string, string | und
     .requiredOption("--name <name>", "service account name")
     .option("--role <role>", `role of the service account: ${ORG_ROLES.join(", ")}`, "Admin")
     .option("--org <id>", "organization id", "1")
-    .action(async (opts: Common & { name: string; role: string; org: string }) => {
+    .option("--server-admin", "make the service account a server admin (its token may then back the server up: outpost backup, POST /api/admin/backups)")
+    .action(async (opts: Common & { name: string; role: string; org: string; serverAdmin?: boolean }) => {
       if (!isOrgRole(opts.role)) throw new CliError(`--role must be one of ${ORG_ROLES.join(", ")}, got "${opts.role}"`, EXIT_USAGE);
       if (!/^\d+$/.test(opts.org)) throw new CliError(`--org must be an organization id, got "${opts.org}"`, EXIT_USAGE);
       const role = opts.role;
@@ -88,6 +89,8 @@ export function registerAdmin(program: Command, env: Record<string, string | und
         );
         const id = found.rows[0]?.id ?? (await createServiceAccount(deps, caller, { name: opts.name, role })).id;
         if (found.rows[0]) await updateServiceAccount(deps, caller, id, { role, isDisabled: false });
+        // no API makes a service account a server admin (as in the real product): only this offline command, run by whoever holds the data dir
+        if (opts.serverAdmin) await deps.pg.query("update users set is_server_admin = true where id = $1 and is_service_account", [id]);
         const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
         return (await createToken(deps, caller, id, { name: `${opts.name.trim()}-cli-${stamp}` })).key;
       });

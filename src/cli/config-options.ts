@@ -5,7 +5,7 @@ import { Option, type Command } from "commander";
 import { configKeys, envNameOf, optionNameOf } from "../config/keys.ts";
 
 export function addConfigOptions(command: Command): Command {
-  command.addOption(new Option("-c, --config <file>", "YAML config file (blocks server, dashboard, logs, metrics, security, storage, datasources)").env("OUTPOST_CONFIG"));
+  command.addOption(new Option("-c, --config <file>", "YAML config file (blocks server, dashboard, logs, metrics, security, storage, backups, datasources)").env("OUTPOST_CONFIG"));
   for (const key of configKeys) {
     const isNegation = key.flag.startsWith("--no-");
     const shownDefault = key.secret ? "" : isNegation ? "" : `default: ${JSON.stringify(key.default)}; `;

@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { VERSION } from "../version.ts";
 import { registerAdmin } from "./admin.ts";
+import { registerBackup } from "./backup.ts";
 import { registerCerts } from "./certs.ts";
 import { registerSecrets } from "./secrets.ts";
 import { registerSelftest } from "./selftest.ts";
@@ -24,6 +25,7 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
   registerAdmin(program, env);
   registerCerts(program);
   registerSecrets(program, env);
+  registerBackup(program, env);
   registerSelftest(program);
   return program;
 }

@@ -179,7 +179,7 @@ function readConfigFile(file: string): Tree {
   }
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== "object" || Array.isArray(doc)) {
-    throw new ConfigError([`config file ${file}: expected a mapping of blocks (server, dashboard, logs, metrics, security, auth, storage, datasources)`]);
+    throw new ConfigError([`config file ${file}: expected a mapping of blocks (server, dashboard, logs, metrics, security, auth, storage, backups, datasources)`]);
   }
   return doc as Tree;
 }

@@ -21,7 +21,29 @@ const positiveSize = size.pipe((n: number, ctx) => (n >= 1 ? n : ctx.error("a si
 /** Prometheus-style duration text, converted to milliseconds */
 const duration = type("string").pipe((s, ctx) => parseDuration(s) ?? ctx.error("a duration such as 10s, 1m30s or 7d"));
 
+/** a duration, or empty: not set (null), another key then applies */
+const durationOrUnset = type("string").pipe((s, ctx) => (s.trim() === "" ? null : (parseDuration(s) ?? ctx.error("a duration such as 744h or 1y, or empty"))));
+
 const nonEmpty = type("string > 0").describe("a non-empty string");
+
+/** a duration above zero: how often something runs */
+const positiveDuration = duration.pipe((ms: number, ctx) => (ms > 0 ? ms : ctx.error("a duration above 0s such as 10s or 10m")));
+
+/** a cap on the data dir: bytes (or a size with a unit), or a percentage of the filesystem's size; 0 turns it off */
+export type DiskCap = { bytes: number } | { percent: number } | undefined;
+const diskCap = type("number.integer >= 0")
+  .or(
+    type("string").pipe((s, ctx) => {
+      const pct = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(s);
+      if (pct) {
+        const percent = Number(pct[1]);
+        return percent > 0 && percent <= 100 ? { percent } : ctx.error("a percentage above 0% and at most 100%");
+      }
+      return parseSize(s) ?? ctx.error("a size such as 50GiB, or a percentage of the filesystem such as 80%");
+    }),
+  )
+  .pipe((v): DiskCap => (typeof v === "number" ? (v > 0 ? { bytes: v } : undefined) : v))
+  .describe("a size such as 50GiB, or a percentage of the filesystem such as 80% (0: no cap)");
 
 /** an http(s) URL, or empty (not set) */
 const httpUrlOrEmpty = type("string").narrow((s, ctx) => s === "" || /^https?:\/\/[^\s/]+/i.test(s) || ctx.mustBe("an http(s) URL, or empty"));
@@ -115,6 +137,13 @@ export const configSchema = type({
     max_nested_folder_depth: type("1 <= number.integer <= 7").describe("an integer from 1 to 7"),
     http_tls_config: tlsConfig,
     datasource_limit: type("number.integer >= 1").describe("a positive whole number"),
+    /** GET /metrics on the dashboard listener (the real product's [metrics] section) */
+    metrics: {
+      enabled: "boolean",
+      basic_auth_username: "string",
+      basic_auth_password: "string",
+      disable_total_stats: "boolean",
+    },
     root_url: type("string").narrow((s, ctx) => s === "" || /^https?:\/\/[^\s/]+/.test(s) || ctx.mustBe("an http(s) URL such as https://outpost.example.com/")),
   },
   logs: {
@@ -139,6 +168,7 @@ export const configSchema = type({
       max_structured_metadata_size: size,
       max_structured_metadata_entries_count: count,
       retention_period: duration,
+      deletion_mode: type("'disabled' | 'filter-only' | 'filter-and-delete'").describe("disabled, filter-only or filter-and-delete"),
       otlp_config: otlpConfigSchema,
     },
     otlp: {
@@ -147,6 +177,11 @@ export const configSchema = type({
     querier: {
       max_concurrent: type("number.integer >= 1").describe("a positive whole number"),
       tail_max_duration: duration,
+    },
+    compactor: {
+      compaction_interval: positiveDuration,
+      delete_request_cancel_period: duration,
+      delete_max_interval: duration,
     },
     runtime_config_file: "string",
     runtime_config_reload_period: duration,
@@ -181,6 +216,7 @@ export const configSchema = type({
       creation_grace_period: duration,
       ruler_max_rules_per_rule_group: count,
       ruler_max_rule_groups_per_tenant: count,
+      compactor_blocks_retention_period: durationOrUnset,
     },
     runtime_config_file: "string",
     runtime_config_reload_period: duration,
@@ -196,6 +232,9 @@ export const configSchema = type({
     },
     active_series_idle_timeout: duration,
     retention_period: duration,
+    compactor: {
+      cleanup_interval: positiveDuration,
+    },
     ruler_evaluation_interval: duration,
     /** OTLP metric translation (Mimir's -distributor.otel-* settings, global here) */
     otlp: {
@@ -277,6 +316,15 @@ export const configSchema = type({
   storage: {
     data_dir: nonEmpty,
     in_memory: "boolean",
+    max_disk_usage: diskCap,
+    disk_check_interval: positiveDuration,
+    min_free_disk_space: size,
+  },
+  /** backups of the running server (docs/operations.md, "Backup and restore") */
+  backups: {
+    schedule: type("string").narrow((s, ctx) => s === "" || isCronExpression(s) || ctx.mustBe("empty (no scheduled backups) or a cron expression such as \"0 3 * * *\" (5 fields, or 6 with seconds first) or @daily")),
+    keep: count,
+    dir: "string",
   },
   datasources: provisionedDataSource.array(),
 }).onDeepUndeclaredKey("reject");

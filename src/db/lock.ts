@@ -5,6 +5,8 @@ import { join } from "node:path";
 
 export class DataDirInUseError extends Error {}
 
+export const LOCK_FILE = "outpost.lock";
+
 export interface DataDirLock {
   readonly path: string;
   release(): void;
@@ -14,7 +16,7 @@ export interface DataDirLock {
 const held = new Set<string>();
 
 export function lockDataDir(dataDir: string): DataDirLock {
-  const path = join(dataDir, "outpost.lock");
+  const path = join(dataDir, LOCK_FILE);
   if (held.has(path)) {
     throw new DataDirInUseError(`data dir in use: ${dataDir} is already open in this process (${path})`);
   }

@@ -8,8 +8,11 @@ import type { Logger } from "../lib/logger.ts";
 import { newUid } from "../lib/ids.ts";
 import { pgliteAssets, seedDataDir } from "../platform/embedded.ts";
 import { VERSION } from "../version.ts";
+import type { LabelledHistogram } from "../lib/labelled-histogram.ts";
+import { checkDataDir, DATA_DIR_FORMAT, writeDataDirMarker } from "./data-dir-format.ts";
 import { lockDataDir, type DataDirLock } from "./lock.ts";
 import { migrate, type Migration } from "./migrate.ts";
+import { queryDurations, timeQueries } from "./query-timing.ts";
 import { restoreSeed } from "./seed.ts";
 import { migrations as allMigrations } from "./migrations/index.ts";
 
@@ -20,6 +23,8 @@ export interface Database {
   readonly installationUid: string;
   /** true when this open created the data dir */
   readonly created: boolean;
+  /** how long its queries take (migrations excluded), for the dashboard's /metrics */
+  readonly queryDurations: LabelledHistogram;
   /** a cheap liveness probe: false once closed or broken */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -48,17 +53,23 @@ const START_PARAMS = [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHAR
 
 /** marks a data dir whose first boot completed (seed restored, migrated) */
 const READY_MARKER = "initialized";
+/** the database's own folder in a data dir */
+export const PG_DIR = "pgdata";
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const { logger } = options;
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
+  const migrations = options.migrations ?? allMigrations;
   let lock: DataDirLock | undefined;
   if (dataDir) {
+    // before anything is written to it: a dir a newer Outpost wrote is refused, never half-opened
+    const marker = existsSync(dataDir) ? checkDataDir(dataDir, migrations) : undefined;
+    if (!marker && existsSync(join(dataDir, READY_MARKER))) logger.info("data dir from a release before format markers: migrating it", { dir: dataDir, format: DATA_DIR_FORMAT });
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     lock = lockDataDir(dataDir);
   }
   try {
-    const pgDir = dataDir ? join(dataDir, "pgdata") : undefined;
+    const pgDir = dataDir ? join(dataDir, PG_DIR) : undefined;
     const fresh = !dataDir || !existsSync(join(dataDir, READY_MARKER));
     if (pgDir && fresh && existsSync(pgDir)) {
       // an earlier first boot stopped half-way: nothing in it was ever served
@@ -68,15 +79,19 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     const started = performance.now();
     const pg = await createPGlite(pgDir, fresh, logger, options.seed ?? true);
     logger.debug("database opened", { ms: Math.round(performance.now() - started), fresh });
-    await migrate(pg, options.migrations ?? allMigrations, logger, dataDir ?? "the in-memory database");
+    await migrate(pg, migrations, logger, dataDir ?? "the in-memory database");
     const installationUid = await ensureInstallation(pg);
     if (dataDir && fresh) writeFileSync(join(dataDir, READY_MARKER), `${new Date().toISOString()}\n`);
+    if (dataDir) writeDataDirMarker(dataDir, migrations);
+    const durations = queryDurations();
+    timeQueries(pg, durations);
     let closed = false;
     return {
       pg,
       dataDir,
       installationUid,
       created: fresh,
+      queryDurations: durations,
       async ping() {
         if (closed || pg.closed) return false;
         try {

@@ -8,11 +8,12 @@ import { join } from "node:path";
 const BATCH = 32;
 
 /**
- * Bytes of the regular files under `dir` (symbolic links are not followed).
+ * Bytes of the regular files under `dir` (symbolic links are not followed),
+ * less the files and folders whose paths (joined onto `dir`) are in `exclude`.
  * Files or directories that vanish during the walk (a database rewriting its
  * files) count as 0; a missing `dir` is 0.
  */
-export async function directorySize(dir: string): Promise<number> {
+export async function directorySize(dir: string, exclude: ReadonlySet<string> = new Set()): Promise<number> {
   let total = 0;
   const pending = [dir];
   while (pending.length > 0) {
@@ -20,6 +21,7 @@ export async function directorySize(dir: string): Promise<number> {
     const entries = await readdir(current, { withFileTypes: true }).catch(() => []);
     const files: string[] = [];
     for (const e of entries) {
+      if (exclude.size && exclude.has(join(current, e.name))) continue;
       if (e.isDirectory()) pending.push(join(current, e.name));
       else if (e.isFile()) files.push(join(current, e.name));
     }

@@ -4,6 +4,9 @@
 // reader never sees half a file and no other user can read it.
 import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 
+/** the data dir's key file (secrets/secret-keys.ts; a backup leaves it out unless asked) */
+export const DATA_DIR_KEY_FILE = "secret.key";
+
 /** the keys in the file, current first; undefined when there is no file */
 export function readKeyFile(path: string): string[] | undefined {
   if (!existsSync(path)) return undefined;

@@ -75,10 +75,15 @@ function listSegments(dir: string): number[] {
     .sort((a, b) => a - b);
 }
 
-export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES): SegmentWal {
+/**
+ * `first`: the lowest number the new segment may have (its owner replays
+ * from a segment number it has recorded, such as a checkpoint's: records
+ * written to a lower one would never be replayed)
+ */
+export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES, first = 1): SegmentWal {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const existing = listSegments(dir);
-  let segment = (existing.at(-1) ?? 0) + 1;
+  let segment = Math.max((existing.at(-1) ?? 0) + 1, first);
   let fd = openSync(join(dir, name(segment)), "a", 0o600);
   let size = 0;
   let written = 0;

@@ -82,3 +82,15 @@ export function formatRfc3339(ns: bigint): string {
   const y = year < 0n ? `-${pad(-year, 4)}` : pad(year, 4);
   return `${y}-${pad(month)}-${pad(day)}T${pad(sod / 3600n)}:${pad((sod % 3600n) / 60n)}:${pad(sod % 60n)}Z`;
 }
+
+/** bytes as text with a binary unit, one decimal: "1.5 GiB", "200 B" */
+export function formatSize(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let n = bytes;
+  let i = 0;
+  while (Math.abs(n) >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return i === 0 ? `${n} B` : `${n.toFixed(1).replace(/\.0$/, "")} ${units[i]}`;
+}

@@ -28,7 +28,7 @@ describe("configuration", () => {
     expect(c.metrics.http_port).toBe(9009);
     expect(c.server.host).toBe("127.0.0.1");
     expect(c.server.edition).toBe("oss");
-    expect(c.storage).toEqual({ data_dir: "./outpost-data", in_memory: false });
+    expect(c.storage).toEqual({ data_dir: "./outpost-data", in_memory: false, min_free_disk_space: 100 * 1024 * 1024, disk_check_interval: 30_000 });
     expect(c.server.max_request_body_size).toBe(16 * 1024 * 1024);
     expect(c.server.shutdown_timeout).toBe(10_000);
     expect(c.logs.enabled).toBe(true);
@@ -84,7 +84,7 @@ describe("configuration", () => {
   it("an unknown block is refused", () => {
     const path = file("unknown-block.yaml", "servers:\n  host: 0.0.0.0\n");
     expect(problemsOf(() => loadConfig({ file: path }))[0]).toBe(
-      `servers (in ${path}): unknown block; the config file accepts server, dashboard, logs, metrics, security, auth, storage, datasources`,
+      `servers (in ${path}): unknown block; the config file accepts server, dashboard, logs, metrics, security, auth, storage, backups, datasources`,
     );
   });
 

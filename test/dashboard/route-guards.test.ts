@@ -10,7 +10,8 @@ import { openDatabase, type Database } from "../../src/db/open.ts";
 import { createLifecycle } from "../../src/lib/lifecycle.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 
-const PUBLIC = new Set(["GET /api/health", "POST /login", "POST /login/2fa", "GET /logout", "GET /login/generic_oauth", "GET /api/login/options", "GET /swagger", "GET /", "GET /*"]);
+// GET /metrics: open as the real product's, or behind its own basic auth (dashboard.metrics.*), never a user's
+const PUBLIC = new Set(["GET /api/health", "POST /login", "POST /login/2fa", "GET /logout", "GET /login/generic_oauth", "GET /api/login/options", "GET /swagger", "GET /", "GET /*", "GET /metrics"]);
 
 describe("route guards", () => {
   let db: Database;

@@ -5,6 +5,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { expect } from "vitest";
+import { eventually } from "./eventually.ts";
 import { repoRoot } from "./paths.ts";
 
 export const CHROMIUM = process.env.OUTPOST_CHROMIUM ?? "/usr/bin/chromium";
@@ -87,4 +89,27 @@ export async function collectPolicyViolations(page: Page): Promise<string[]> {
     });
   });
   return found;
+}
+
+/**
+ * Types a LogQL query on a log tenant's query card and runs it until its lines
+ * contain `expected`: the tenant list above is polled and may re-render while
+ * the query is typed (seen once in four bun runs, and once in CI), so the query
+ * is typed and run again, as a person would
+ */
+export async function runLogQueryUntil(page: Page, query: string, expected: string): Promise<void> {
+  const lines = page.getByRole("list", { name: "Log lines, newest first" });
+  const run = async () => {
+    await page.getByLabel("LogQL query").fill(query);
+    await page.getByRole("button", { name: "Run query" }).click();
+  };
+  await run();
+  await eventually(async () => {
+    if ((await lines.count()) === 0) {
+      await run();
+      await lines.waitFor({ timeout: 3_000 }).catch(() => undefined);
+    }
+    // the whole card: a failure shows what it held instead (an error note, "No lines")
+    return page.locator("article:has(#query-title)").textContent({ timeout: 3_000 });
+  }, (v) => expect(v).toContain(expected), 30_000);
 }

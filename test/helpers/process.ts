@@ -98,3 +98,21 @@ export function useDataDirServer(prefix: string): { start(): Promise<Child>; dat
     },
   };
 }
+
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** the CLI from the source under Bun, without blocking this process (a load may run meanwhile) */
+export function runCli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(bunBin, [join(repoRoot, "src", "main.ts"), ...args], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.once("exit", (status) => resolve({ status, stdout, stderr }));
+  });
+}

@@ -27,8 +27,8 @@ describe("log store: all_user_stats", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toContain("application/json");
     expect(r.body).toEqual([
-      { userID: "t1", numStreams: 2, ingestionRate: 0, linesRate: 0, bytesReceived: 20, linesReceived: 3, lastEntry: "2030-01-02T03:04:04.00012345Z", otlpLinesReceived: 0, otlpBytesReceived: 0 },
-      { userID: "t2", numStreams: 1, ingestionRate: 0, linesRate: 0, bytesReceived: 30, linesReceived: 1, lastEntry: "2030-01-02T03:04:00Z", otlpLinesReceived: 0, otlpBytesReceived: 0 },
+      { userID: "t1", numStreams: 2, ingestionRate: 0, linesRate: 0, bytesReceived: 20, linesReceived: 3, lastEntry: "2030-01-02T03:04:04.00012345Z", oldestEntry: "2030-01-02T03:04:02Z", otlpLinesReceived: 0, otlpBytesReceived: 0, retentionPeriod: "31d", lastRetentionRun: null },
+      { userID: "t2", numStreams: 1, ingestionRate: 0, linesRate: 0, bytesReceived: 30, linesReceived: 1, lastEntry: "2030-01-02T03:04:00Z", oldestEntry: "2030-01-02T03:04:00Z", otlpLinesReceived: 0, otlpBytesReceived: 0, retentionPeriod: "31d", lastRetentionRun: null },
     ]);
 
     clock.advance(15_000);
@@ -71,7 +71,20 @@ describe("log store: all_user_stats after a restart", () => {
     try {
       const r = await logClient(second.urls.logs!).get("/distributor/all_user_stats", undefined);
       expect(r.body).toEqual([
-        { userID: "kept", numStreams: 1, ingestionRate: 0, linesRate: 0, bytesReceived: 14, linesReceived: 1, lastEntry: new Date(now - 1000).toISOString().replace(/\.?0+Z$/, "Z"), otlpLinesReceived: 0, otlpBytesReceived: 0 },
+        {
+          userID: "kept",
+          numStreams: 1,
+          ingestionRate: 0,
+          linesRate: 0,
+          bytesReceived: 14,
+          linesReceived: 1,
+          lastEntry: new Date(now - 1000).toISOString().replace(/\.?0+Z$/, "Z"),
+          oldestEntry: new Date(now - 1000).toISOString().replace(/\.?0+Z$/, "Z"),
+          otlpLinesReceived: 0,
+          otlpBytesReceived: 0,
+          retentionPeriod: "31d",
+          lastRetentionRun: null,
+        },
       ]);
     } finally {
       await second.stop();

@@ -108,6 +108,23 @@ describe("metrics store recovery", () => {
     await second.close();
   });
 
+  it("after a clean stop and a start, what is pushed survives a kill -9 (new segments are numbered from the checkpoint's on)", async () => {
+    const { walDir, open, push, read } = await setup();
+    const first = await open(recordingLogger().logger);
+    for (let r = 0; r < 3; r++) push(first, batch(r, 10));
+    await first.close();
+    const second = await open(recordingLogger().logger);
+    for (let r = 3; r < 6; r++) push(second, batch(r, 10));
+    const before = await read(second);
+    const checkpoint = Number(readdirSync(walDir).find((f) => f.startsWith("checkpoint."))!.slice("checkpoint.".length));
+    // the records went to a segment the checkpoint's replay reads (they went to 00000001.wal, below it, and were lost)
+    expect(readdirSync(walDir).filter((f) => f.endsWith(".wal")).every((f) => Number(f.slice(0, 8)) >= checkpoint)).toBe(true);
+    // kill -9: no close
+    const third = await open(recordingLogger().logger);
+    expect(await read(third)).toEqual(before);
+    await third.close();
+  });
+
   it("a damaged checkpoint is reported; the database and the log's segments are recovered and the store serves", async () => {
     const { walDir, open, push, read } = await setup();
     const first = await open(recordingLogger().logger);

@@ -70,6 +70,8 @@ import { registerUsers } from "./legacy/identity/users.ts";
 import { registerFrontendSettings } from "./legacy/admin/frontend-settings.ts";
 import { registerServerAdmin } from "./legacy/admin/server-admin.ts";
 import { registerAccessPolicies } from "./legacy/admin/access-policies.ts";
+import { registerBackups } from "./legacy/admin/backups.ts";
+import { createBackups } from "../../backup/service.ts";
 import { openStoreAccess } from "../../store-access/access-store.ts";
 import type { LicenceStore } from "./core/admin/licence-store.ts";
 import { renderDashboardError } from "./render-error.ts";
@@ -89,6 +91,11 @@ import { grantDefaultPermissions, initializeDataSourcePermissions } from "./core
 import { changed } from "./core/identity/identity-deps.ts";
 import { namespaceOf } from "./core/identity/namespaces.ts";
 import { registerDataSourcePermissions } from "./legacy/datasources/datasource-permissions.ts";
+import { registerMetrics } from "./legacy/admin/metrics.ts";
+import { createSelfMetrics } from "./core/admin/self-metrics.ts";
+import { dashboardRequestMetrics } from "./request-metrics.ts";
+import { runtimeVersion } from "../../platform/runtime.ts";
+import { COMMIT, VERSION } from "../../version.ts";
 
 export interface DashboardApp {
   app: Hono;
@@ -126,6 +133,8 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     : undefined;
   auth.setExternalLogin(ldap);
 
+  // GET /metrics (dashboard.metrics.*): every request is observed from the outer layer on
+  const requestMetrics = config.dashboard.metrics.enabled ? dashboardRequestMetrics() : undefined;
   const app = createBaseApp({
     logger: deps.logger.child({ service: "dashboard" }),
     lifecycle: deps.lifecycle,
@@ -133,6 +142,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     render: renderDashboardError,
     // POST /api/serviceaccounts/ and GET /api/datasources/ as clients send them (issue 21)
     trailingSlashOptional: true,
+    ...(requestMetrics ? { observe: requestMetrics.observe } : {}),
     subjectOf: (c) => ({ org: maybeIdentity(c)?.orgId ?? c.req.header("X-Svc-Org-Id") ?? c.req.header(ORG_HEADER_ALIAS) }),
     // before the body is read: a forged request is refused without reading it
     defaultHeaders: FRAME_AND_SNIFF_HEADERS,
@@ -277,10 +287,24 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   registerFrontendSettings(r, {
     edition: config.server.edition, licences, rootUrl, adminPasswordIsDefault: defaultPasswordCheck(db.pg), now,
   });
-  registerServerAdmin(r, { config, pg: db.pg, dataDir: db.dataDir, now, boundPorts: deps.boundPorts ?? {} });
+  registerServerAdmin(r, { config, pg: db.pg, dataDir: db.dataDir, now, boundPorts: deps.boundPorts ?? {}, disk: deps.disk });
   // the stores' access policies and tokens: the process's one set (server.ts), or opened here when the dashboard runs alone
   const access = deps.access ?? (await openStoreAccess({ pg: db.pg, cluster: config.metrics.cluster_name, now }));
   registerAccessPolicies(r, { access, now });
+  // the server's backups: server.ts's (with the stores' files), or the dashboard's own when it runs alone
+  const backups = deps.backups ?? createBackups({ config, db, logger: deps.logger, now });
+  registerBackups(r, { backups });
+  const selfMetrics = requestMetrics && createSelfMetrics({
+    pg: db.pg, now, logger: deps.logger, activeSessions: () => sessions.active(), totals: !config.dashboard.metrics.disable_total_stats,
+    readModels: {
+      access: identity.model.stats, datasources: dataSourceRegistry.stats, lbac: lbac?.stats, preferences: preferences.stats, resource_permissions: identity.resourcePermissions.stats,
+    },
+    dataSourceTypes: () => dataSourceRegistry.all().map((ds) => ds.type),
+    build: { version: VERSION, revision: COMMIT, branch: "main", goversion: runtimeVersion(), edition: config.server.edition },
+    joining: [requestMetrics, db.queryDurations],
+  });
+  // before the admin page's catch-all, which would answer a browser's /metrics with the page
+  if (selfMetrics) registerMetrics(r, { registry: selfMetrics.registry, settings: config.dashboard.metrics });
   registerAdminPage(r, deps);
   // the LDAP active sync: users re-checked in the background (never on a request); started last, so a
   // failed start leaves no timer behind, and stopped before the database closes
@@ -290,6 +314,8 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     routes: r.entries,
     identity,
     close: async () => {
+      if (!deps.backups) await backups.close();
+      selfMetrics?.close();
       await ldapSync?.stop();
       await running.close();
     },

@@ -1,3 +1,4 @@
+import type { Backups } from "../../backup/service.ts";
 import type { Config } from "../../config/schema.ts";
 import type { Database } from "../../db/open.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
@@ -5,6 +6,8 @@ import type { Logger } from "../../lib/logger.ts";
 import type { StoreAccess } from "../../store-access/access-store.ts";
 
 /** Everything the dashboard app needs, passed explicitly (no globals). */
+import type { DiskGuard } from "../../lib/disk-guard.ts";
+
 export interface DashboardDeps {
   config: Config;
   db: Database;
@@ -18,6 +21,10 @@ export interface DashboardDeps {
   boundPorts?: BoundPorts;
   /** the stores' access policies and tokens, one set for the process (server.ts); default: opened by the dashboard */
   access?: StoreAccess | undefined;
+  /** the server's backups, with the stores' files (server.ts); default: made by the dashboard, of the database and the data dir's other files */
+  backups?: Backups | undefined;
+  /** the data dir's cap (server.ts): its last measurement shows on the overview */
+  disk?: DiskGuard | undefined;
 }
 
 /** listener name ("dashboard", "logs", "metrics", "logs proxy") -> the port it listens on */

@@ -10,6 +10,7 @@ import { cors } from "../../lib/http/cors.ts";
 import { requestDurations } from "../../lib/http/request-metrics.ts";
 import { createStoreApp } from "../../lib/http/store-app.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
+import type { BackupSource } from "../../lib/backup-pin.ts";
 import type { Lifecycle } from "../../lib/lifecycle.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { TaskRunner } from "../../lib/tasks.ts";
@@ -17,7 +18,10 @@ import { createTokenBuckets } from "../../lib/token-bucket.ts";
 import { registerPoolMetrics } from "../../lib/worker-pool.ts";
 import { createLimits } from "./core/limits.ts";
 import { createLogStoreMetrics } from "./core/metrics.ts";
-import { startRetention } from "./core/retention.ts";
+import { retentionState, startRetention, type Retention } from "./core/retention.ts";
+import { logReclaimer } from "./core/disk-cap.ts";
+import type { DiskGuard } from "../../lib/disk-guard.ts";
+import { refuseWhenDiskFull } from "../../lib/http/disk-full.ts";
 import { openLogStore } from "./core/store.ts";
 import { createLogUserStats } from "./core/user-stats.ts";
 import { registerOtlpLogs } from "./routes/otlp.ts";
@@ -28,6 +32,10 @@ import { registerTail } from "./routes/tail.ts";
 import { createTailHub } from "./core/tail-hub.ts";
 import { registerStatus } from "./routes/status.ts";
 import { registerUserStats } from "./routes/user-stats.ts";
+import { registerDeletes } from "./routes/delete.ts";
+import { createDeletion } from "./core/deletion/process.ts";
+import { createDeletionMetrics } from "./core/deletion/metrics.ts";
+import { openDeleteRequests } from "./core/deletion/requests.ts";
 import { NO_AUTH_TENANT } from "./routes/tenant.ts";
 import { openStoreAccess, type StoreAccess } from "../../store-access/access-store.ts";
 import { createStoreAuth, requestSubject } from "../../store-access/http.ts";
@@ -44,6 +52,8 @@ export interface LogStoreDeps {
   decoder?: TaskRunner | undefined;
   /** the process's access policies and tokens (server.ts); default: opened here */
   access?: StoreAccess | undefined;
+  /** the data dir's cap (server.ts): the store's oldest chunks are dropped first, pushes refused only when nothing is left */
+  disk?: DiskGuard | undefined;
 }
 
 export interface LogStoreApp {
@@ -52,6 +62,8 @@ export interface LogStoreApp {
   cors: MiddlewareHandler;
   /** flushes what is in memory and stops background work */
   close(): Promise<void>;
+  /** the store's files for a backup (src/backup/) */
+  backup: BackupSource;
 }
 
 export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp> {
@@ -104,7 +116,10 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   metrics.watchFlushQueue(() => ({ chunks: store.backlogChunks(), bytes: store.backlogBytes() }));
   const limits = createLimits(config.logs, logger);
   await limits.reload();
-  const userStats = createLogUserStats(store, now);
+  // retention is started below; user stats and /metrics read its state when asked
+  let retention: Retention | undefined;
+  const retentionView = () => retention && { periodMs: (tenant: string) => limits.of(tenant).retention_period, lastSuccess: retention.lastSuccess, oldest: retention.oldest };
+  const userStats = createLogUserStats(store, now, retentionView);
   access.usage.registerWith(metrics.registry, "logs");
   durations.registerWith(metrics.registry);
   // the process's worker pool (server.ts) shows in the store's /metrics
@@ -113,6 +128,8 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   // live tails hear of every accepted push (core/tail-hub.ts)
   const tails = createTailHub();
   const ingestDeps = { store, limits: limits.of, buckets: createTokenBuckets(now), counters: userStats.counters(metrics), now, tails };
+  deps.disk?.register(logReclaimer(store, logger, (tenant, chunks, bytes) => metrics.diskCapDropped(tenant, chunks, bytes)));
+  for (const path of ["/svc/api/v1/push", "/api/prom/push", "/otlp/v1/logs"]) app.use(path, refuseWhenDiskFull(deps.disk));
   registerPush(app, ingestDeps, auth, config.server.max_recv_msg_size, deps.decoder);
   registerOtlpLogs(
     app,
@@ -121,17 +138,41 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     config.server.max_recv_msg_size,
     deps.decoder,
   );
+  // delete requests (core/deletion/): left out of answers while pending, removed from storage once processed
+  const deletion = createDeletion({
+    requests: await openDeleteRequests(deps.db.pg, now),
+    store,
+    limits: limits.of,
+    runner: deps.runner,
+    logger,
+    now,
+    metrics: createDeletionMetrics(metrics.registry),
+    cancelPeriodMs: config.logs.compactor.delete_request_cancel_period,
+    maxIntervalMs: config.logs.compactor.delete_max_interval,
+    intervalMs: config.logs.compactor.compaction_interval,
+  });
+  registerDeletes(app, { deletion, auth, limits: limits.of });
   // one query queue for the read routes and the tails' history
-  const queries = createQueryRunner({ store, limits: limits.of, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent });
+  const queries = createQueryRunner({ store, limits: limits.of, runner: deps.runner, maxConcurrent: config.logs.querier.max_concurrent, deletes: deletion.active });
   registerQueries(app, { store, limits: limits.of, auth, now, runner: deps.runner, queries });
   registerTail(app, { hub: tails, queries, auth, limits: limits.of, now, maxDurationMs: config.logs.querier.tail_max_duration });
   registerUserStats(app, userStats, auth);
-  const retention = startRetention({ store, limits: limits.of, logger, now });
+  retention = startRetention({
+    store,
+    limits: limits.of,
+    logger,
+    now,
+    intervalMs: config.logs.compactor.compaction_interval,
+    onDeleted: (tenant, n) => metrics.retentionDeleted(tenant, n),
+  });
+  metrics.watchRetention(retentionState(store, retentionView));
   return {
     app,
     cors: storeCors,
+    backup: { name: "logs", pin: async () => store.pinForBackup() },
     async close() {
-      retention.stop();
+      retention?.stop();
+      await deletion.stop();
       limits.close();
       await store.close();
     },

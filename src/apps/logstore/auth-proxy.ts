@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import bcrypt from "bcryptjs";
 import { Hono, type MiddlewareHandler } from "hono";
+import { basicCredentials } from "../../lib/http/basic-auth.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { carryUpgrade } from "../../platform/websocket.ts";
 import { tenantIdProblem } from "../../lib/tenant.ts";
@@ -98,7 +99,7 @@ export function createAuthProxy(o: AuthProxyOptions): Hono {
     };
     if (o.openReady && c.req.path === "/ready") return forward(new Headers(c.req.raw.headers));
     if (CROSS_TENANT.test(c.req.path)) return c.text("cross-tenant endpoint\n", 403, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" });
-    const credentials = basic(c.req.header("Authorization"));
+    const credentials = basicCredentials(c.req.header("Authorization"));
     if (!credentials || !(await check(credentials.user, credentials.password))) {
       return c.text("401 Unauthorized\n", 401, { "WWW-Authenticate": `Basic realm="${o.realm.replace(/"/g, "")}"` });
     }
@@ -108,12 +109,4 @@ export function createAuthProxy(o: AuthProxyOptions): Hono {
     return forward(headers);
   });
   return app;
-}
-
-function basic(header: string | undefined): { user: string; password: string } | undefined {
-  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
-  if (!m) return undefined;
-  const text = Buffer.from(m[1]!, "base64").toString("utf8");
-  const at = text.indexOf(":");
-  return at > 0 ? { user: text.slice(0, at), password: text.slice(at + 1) } : undefined;
 }

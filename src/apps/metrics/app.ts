@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { Hono } from "hono";
 import type { Config } from "../../config/schema.ts";
 import type { Database } from "../../db/open.ts";
+import type { BackupSource } from "../../lib/backup-pin.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { cors } from "../../lib/http/cors.ts";
 import { requestDurations } from "../../lib/http/request-metrics.ts";
@@ -28,10 +29,14 @@ import { createUserStats } from "./core/user-stats.ts";
 import type { TaskRunner } from "../../lib/tasks.ts";
 import { renderMetricsError } from "./render-error.ts";
 import { registerAdminApi } from "./routes/admin.ts";
+import { registerDeleteSeries } from "./routes/delete-series.ts";
 import { registerLimitsRoutes } from "./routes/limits.ts";
 import { registerOtlpPush } from "./routes/otlp.ts";
 import { registerPush } from "./routes/push.ts";
-import { inflightPushLimit } from "./routes/push-shared.ts";
+import { inflightPushLimit, OTLP_METRICS_PATH, REMOTE_WRITE_PATHS } from "./routes/push-shared.ts";
+import { metricsReclaimer } from "./core/disk-cap.ts";
+import type { DiskGuard } from "../../lib/disk-guard.ts";
+import { refuseWhenDiskFull } from "../../lib/http/disk-full.ts";
 import { registerQueries } from "./routes/query.ts";
 import { registerRuleRoutes } from "./routes/rules.ts";
 import { registerStatus } from "./routes/status.ts";
@@ -51,12 +56,16 @@ export interface MetricsDeps {
   decoder?: TaskRunner | undefined;
   /** the process's access policies and tokens (server.ts); default: opened here */
   access?: StoreAccess | undefined;
+  /** the data dir's cap (server.ts): the store's oldest chunks are dropped first, pushes refused only when nothing is left */
+  disk?: DiskGuard | undefined;
 }
 
 export interface MetricsApp {
   app: Hono;
   /** writes what is in memory to the database and stops background work */
   close(): Promise<void>;
+  /** the store's files for a backup (src/backup/) */
+  backup: BackupSource;
 }
 
 export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
@@ -113,7 +122,10 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     for (const t of store.tenants()) store.peek(t)?.sweepIdle(now(), m.active_series_idle_timeout);
   };
   const metrics = createMetricsStoreMetrics(store, sweep);
-  const userStats = createUserStats({ store, knownTenants: async () => (await tenants.list()).map((t) => t.name), now, idleTimeout: m.active_series_idle_timeout });
+  const userStats = createUserStats({
+    store, knownTenants: async () => (await tenants.list()).map((t) => t.name), now, idleTimeout: m.active_series_idle_timeout,
+    retention: { periodOf: limits.retentionOf, lastRun: () => retention.lastRun() },
+  });
   const ingestDeps: IngestDeps = { store, limits, buckets: createTokenBuckets(now), counters: userStats.counters(metrics, "api"), now, idleTimeout: m.active_series_idle_timeout };
   // recording rules write through the same path; their samples are rated apart (RuleIngestionRate)
   const ruleIngestDeps: IngestDeps = { ...ingestDeps, counters: userStats.counters(metrics, "rule") };
@@ -121,9 +133,11 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   durations.registerWith(metrics.registry);
   access.usage.registerWith(metrics.registry, "metrics");
   registerStatus(app, config, metrics, auth);
-  registerAdminApi(app, { tenants, adminToken, access, defaults: m.limits });
+  registerAdminApi(app, { tenants, adminToken, access, defaults: limits.defaults });
   registerLimitsRoutes(app, { limits, gate });
   registerUserStats(app, userStats, gate);
+  deps.disk?.register(metricsReclaimer(pg, store, logger, metrics.registry));
+  for (const path of [...REMOTE_WRITE_PATHS, OTLP_METRICS_PATH]) app.use(path, refuseWhenDiskFull(deps.disk));
   registerPush(app, { ...ingestDeps, gate, maxRecvMsgSize: config.server.max_recv_msg_size, decoder: deps.decoder });
   registerOtlpPush(app, {
     ...ingestDeps,
@@ -184,12 +198,14 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     defaultInterval: m.ruler_evaluation_interval,
   });
   registerRuleRoutes(app, ruler, gate);
-  const retention = startMetricsRetention({ store, retention: m.retention_period, logger, now });
+  registerDeleteSeries(app, { store, gate, logger, registry: metrics.registry });
+  const retention = startMetricsRetention({ store, periodOf: limits.retentionOf, registry: metrics.registry, logger, now, every: m.compactor.cleanup_interval });
   const idleSweep = setInterval(sweep, 60_000);
   (idleSweep as { unref?: () => void }).unref?.();
 
   return {
     app,
+    backup: { name: "metrics", pin: () => store.pinForBackup() },
     async close() {
       clearInterval(idleSweep);
       retention.stop();

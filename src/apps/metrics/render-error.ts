@@ -9,7 +9,7 @@ import type { ErrorRenderer } from "../../lib/http/base-app.ts";
 import { renderPrometheusError } from "../../lib/http/prometheus-errors.ts";
 import { renderTextError } from "../../lib/http/text-errors.ts";
 
-const QUERY_API = /^(\/prometheus)?\/api\/v1\/(query|query_range|query_exemplars|series|labels|label\/|metadata|status\/|format_query)/;
+const QUERY_API = /^(\/prometheus)?\/api\/v1\/(query|query_range|query_exemplars|series|labels|label\/|metadata|status\/|format_query|admin\/tsdb\/)/;
 // without the prefix, /api/v1/rules is the ruler's legacy configuration API (plain text)
 const RULES_API = /^\/prometheus\/api\/v1\/(rules|alerts)/;
 

@@ -42,6 +42,14 @@ function aliasedPath(aliases: ReadonlyArray<readonly [string, string]>): (reques
   };
 }
 
+/** set on a request no route answered (its hono routePath is then whatever middleware ran last) */
+const UNMATCHED = "unmatched";
+
+/** no route answered the request: it got the not-found answer (request metrics label it so) */
+export function unmatched(c: Context): boolean {
+  return c.get(UNMATCHED as never) === true;
+}
+
 /** a NUL in the path or query could only end in a database error */
 const NUL = /%00/i;
 
@@ -77,7 +85,10 @@ export function createBaseApp(options: BaseAppOptions): Hono {
 
   app.use(sizedBodyLimit(options.maxBodyBytes));
 
-  app.notFound((c) => render(c, new ApiError(404, "Not found")));
+  app.notFound((c) => {
+    c.set(UNMATCHED as never, true as never);
+    return render(c, new ApiError(404, "Not found"));
+  });
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return render(c, err);

@@ -21,6 +21,11 @@ export const LOG_STORE_ROUTES: Route[] = [
   get("logs", "/config"),
   get("logs", "/ready"),
   get("logs", "/distributor/all_user_stats"),
+  // the delete API (issue 25)
+  { service: "logs", method: "POST", path: "/svc/api/v1/delete" },
+  { service: "logs", method: "PUT", path: "/svc/api/v1/delete" },
+  get("logs", "/svc/api/v1/delete"),
+  { service: "logs", method: "DELETE", path: "/svc/api/v1/delete" },
 ];
 
 const RULES = ["/prometheus/config/v1/rules", "/api/v1/rules"].flatMap((base): Route[] => [
@@ -63,6 +68,10 @@ export const METRICS_STORE_ROUTES: Route[] = [
   get("metrics", "/config"),
   get("metrics", "/metrics"),
   get("metrics", "/ready"),
+  // Prometheus's TSDB admin API for deleting series (issue 25)
+  ...["/prometheus/api/v1", "/api/v1"].flatMap((p) =>
+    ["delete_series", "clean_tombstones"].flatMap((op): Route[] => ["POST", "PUT"].map((method) => ({ service: "metrics", method, path: `${p}/admin/tsdb/${op}` }))),
+  ),
 ];
 
 /** query and rule expressions: valid, broken, and the kinds the issue names (kept small: this is not the attack test) */

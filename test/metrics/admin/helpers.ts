@@ -43,7 +43,7 @@ export async function startAdminApp(flags: Record<string, unknown> = {}): Promis
   const app = createStoreApp({ service: "metrics", logger, lifecycle, maxBodyBytes: config.server.max_request_body_size, render: renderMetricsError });
   const access = await openStoreAccess({ pg: db.pg, cluster: config.metrics.cluster_name });
   const auth = createStoreAuth({ store: "metrics", mode: "header", access, certTenant: { from: "", allowed: [] }, realm: "test" });
-  registerAdminApi(app, { tenants, adminToken, access, defaults: config.metrics.limits });
+  registerAdminApi(app, { tenants, adminToken, access, defaults: limits.defaults });
   registerLimitsRoutes(app, { limits, gate: { isInactive: (t) => tenants.isInactive(t), auth } });
   lifecycle.markReady();
   return {

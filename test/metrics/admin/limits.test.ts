@@ -44,7 +44,9 @@ describe("metrics store limits: sources and the runtime file", () => {
   });
 
   it("a tenant the file names takes its overrides, backfilled with the defaults; others take the defaults", async () => {
-    const d = t.config.metrics.limits;
+    // compactor_blocks_retention_period filled in from metrics.retention_period
+    const d = t.limits.defaults;
+    expect(d.compactor_blocks_retention_period).toBe(t.config.metrics.retention_period);
     expect(t.limits.sourceOf("team-a")).toBe("runtime");
     expect(t.limits.of("team-a")).toEqual({ ...d, ingestion_rate: 350000, creation_grace_period: 3_600_000 });
     expect(t.limits.sourceOf("someone")).toBe("defaults");

@@ -2,6 +2,7 @@
 // validation naming the field, conflicts, backfilled limits, full-replacement
 // PUT, DELETE, and the tenant gate.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatDuration } from "../../../src/lib/units.ts";
 import { adminAuth, startAdminApp, type AdminApp } from "./helpers.ts";
 
 const BASE = "/admin/api/v2/tenants";
@@ -15,7 +16,7 @@ describe("metrics store tenant admin API", () => {
     await t.close();
   });
   const cluster = () => t.config.metrics.cluster_name;
-  const defaults = () => t.config.metrics.limits;
+  const defaults = () => t.limits.defaults;
 
   describe("authentication", () => {
     const get = (headers: Record<string, string>) => t.app.request(BASE, { headers });
@@ -87,6 +88,8 @@ describe("metrics store tenant admin API", () => {
         max_fetched_chunk_bytes_per_query: d.max_fetched_chunk_bytes_per_query,
         ruler_max_rules_per_rule_group: d.ruler_max_rules_per_rule_group,
         ruler_max_rule_groups_per_tenant: d.ruler_max_rule_groups_per_tenant,
+        // a duration text, as GEM shows it: the default is metrics.retention_period
+        compactor_blocks_retention_period: formatDuration(t.config.metrics.retention_period),
       });
       expect(((await (await t.admin("GET", `${BASE}/one-limit`)).json()) as { limits: unknown }).limits).toEqual(body.limits);
     });
@@ -139,6 +142,7 @@ describe("metrics store tenant admin API", () => {
       ["a fractional count", { name: "v9", cluster: "outpost", limits: { max_global_series_per_user: 1.5 } }, "limits.max_global_series_per_user must be a whole number ≥ 0"],
       ["a limit as text", { name: "v10", cluster: "outpost", limits: { ruler_max_rules_per_rule_group: "5" } }, "limits.ruler_max_rules_per_rule_group must be a whole number ≥ 0"],
       ["a negative rate", { name: "v11", cluster: "outpost", limits: { ingestion_rate: -0.5 } }, "limits.ingestion_rate must be a number ≥ 0"],
+      ["a retention as a number", { name: "v13", cluster: "outpost", limits: { compactor_blocks_retention_period: 86400 } }, "limits.compactor_blocks_retention_period must be a duration such as 0s, 744h or 1y"],
       ["an unknown field", { name: "v12", cluster: "outpost", owner: "me" }, 'unknown field "owner"'],
     ];
     for (const [what, body, message] of cases) {

@@ -55,3 +55,6 @@ export const TOKEN_LIFETIMES: [string, string][] = [
   [String(90 * DAY), "90 days"],
   [String(365 * DAY), "1 year"],
 ];
+
+/** a retention period as the stores answer it ("31d"; "0s" is forever) */
+export const retention = (period: string | undefined): string => (period === undefined ? "–" : period === "0s" ? "kept forever" : period);

@@ -1,6 +1,6 @@
 // The metrics store's tenants as the page shows them: the admin API's list,
-// per-tenant usage (GET /distributor/all_user_stats), discarded samples by
-// reason (GET /metrics) and the global default limits (dashboard settings).
+// per-tenant usage and retention (GET /distributor/all_user_stats), discarded
+// samples by reason (GET /metrics) and the global default limits (dashboard settings).
 import { ApiFailure } from "./api.ts";
 import { parsePromText } from "./prom-text.ts";
 import { adminRequest, storeRequest, type Listener, type Topology } from "./stores.ts";
@@ -33,7 +33,8 @@ export interface Tenant {
   created_at: string;
   status: "active" | "inactive";
   cluster: string;
-  limits?: Limits;
+  /** the retention limit is a duration text ("744h", "0s") */
+  limits?: Limits & { compactor_blocks_retention_period?: string };
 }
 
 export interface UserStats {
@@ -44,6 +45,10 @@ export interface UserStats {
   otlpRequests?: number;
   otlpDataPoints?: number;
   otlpSamples?: number;
+  /** the oldest sample held, the retention period in effect ("0s": kept forever), retention's last run */
+  oldestSample?: string | null;
+  retentionPeriod?: string;
+  lastRetentionRun?: string | null;
 }
 
 export interface TenantView extends Tenant {
@@ -58,16 +63,19 @@ export interface TenantsData {
   views: TenantView[];
   defaults: Partial<Limits>;
   cluster: string;
+  /** when the metrics store last applied retention (null: not since it started; undefined: not known) */
+  lastRetentionRun?: string | null;
 }
 
-export function defaultsOf(topo: Topology): { defaults: Partial<Limits>; cluster: string } {
+export function defaultsOf(topo: Topology): { defaults: Partial<Limits>; cluster: string; retention: string } {
   const m = topo.settings?.metrics ?? {};
   const defaults: Partial<Limits> = {};
   for (const n of LIMIT_NAMES) {
     const v = Number(m[`limits.${n}`]);
     if (m[`limits.${n}`] !== undefined && Number.isFinite(v)) defaults[n] = v;
   }
-  return { defaults, cluster: m.cluster_name ?? "" };
+  // metrics.limits.compactor_blocks_retention_period when set, else metrics.retention_period
+  return { defaults, cluster: m.cluster_name ?? "", retention: m["limits.compactor_blocks_retention_period"] || (m.retention_period ?? "") };
 }
 
 export async function loadTenants(topo: Topology): Promise<TenantsData> {
@@ -96,7 +104,7 @@ export async function loadTenants(topo: Topology): Promise<TenantsData> {
       };
     }),
   );
-  return { views: views.sort((a, b) => a.name.localeCompare(b.name)), defaults, cluster };
+  return { views: views.sort((a, b) => a.name.localeCompare(b.name)), defaults, cluster, lastRetentionRun: stats[0]?.lastRetentionRun };
 }
 
 async function effectiveLimits(l: Listener, tenant: string): Promise<Partial<Limits> | undefined> {

@@ -27,10 +27,14 @@ export interface LogTenantStats {
   /** lines and bytes that came over OTLP (/otlp/v1/logs) since the store started */
   otlpLinesReceived?: number;
   otlpBytesReceived?: number;
+  /** the oldest entry held, and retention's settings and last pass */
+  oldestEntry?: string | null;
+  retentionPeriod?: string;
+  lastRetentionRun?: string | null;
 }
 
 const num = (label: string): Column => ({ label, class: "num" });
-const COLUMNS = ["Tenant", num("Streams"), num("Lines"), num("Volume"), num("Ingestion"), num("Over OTLP"), "Last entry", "Access policies", ""];
+const COLUMNS = ["Tenant", num("Streams"), num("Lines"), num("Volume"), num("Ingestion"), num("Over OTLP"), "Last entry", "Oldest entry", "Retention", "Access policies", ""];
 
 const allUserStats = (store: Listener) => storeRequest<LogTenantStats[]>(store, "/distributor/all_user_stats");
 
@@ -86,6 +90,8 @@ function Tenants({ store, onTokenRejected }: { store: Listener; onTokenRejected:
               and the tenant appears here.
             </Empty>
           ) : (
+            <>
+            <RetentionNote lastRun={list[0]?.lastRetentionRun} />
             <DataTable caption="Log tenants" columns={COLUMNS}>
               {list.map((s) => (
                 <tr aria-selected={s.userID === selected}>
@@ -98,6 +104,8 @@ function Tenants({ store, onTokenRejected }: { store: Listener; onTokenRejected:
                     {fmt.number(s.otlpLinesReceived ?? 0)} {s.otlpLinesReceived === 1 ? "line" : "lines"}, {fmt.bytes(s.otlpBytesReceived ?? 0)}
                   </td>
                   <td title={s.lastEntry ?? ""}>{fmt.ago(s.lastEntry)}</td>
+                  <td title={s.oldestEntry ?? ""}>{fmt.ago(s.oldestEntry)}</td>
+                  <td>{fmt.retention(s.retentionPeriod)}</td>
                   <td><TenantPolicies policies={policies} tenant={s.userID} /></td>
                   <td class="row-actions">
                     <Button onClick={() => setSelected(s.userID)} aria-label={`Query logs of ${s.userID}`}>Query</Button>
@@ -105,10 +113,20 @@ function Tenants({ store, onTokenRejected }: { store: Listener; onTokenRejected:
                 </tr>
               ))}
             </DataTable>
+            </>
           )
         }
       </Loaded>
       {selected ? <LogQuery key={selected} store={store} tenant={selected} /> : stats.data && stats.data.length > 0 && <p class="muted">Choose a tenant to query its logs.</p>}
     </>
+  );
+}
+
+
+function RetentionNote({ lastRun }: { lastRun: string | null | undefined }) {
+  return (
+    <p class="muted" title={lastRun ?? ""}>
+      Retention deletes chunks past each tenant's period; {lastRun ? <>last applied {fmt.ago(lastRun)}.</> : <>it has not run since the log store started.</>}
+    </p>
   );
 }

@@ -9,7 +9,7 @@ import { useAction } from "../lib/hooks.ts";
 import { LIMIT_LABELS, LIMIT_NAMES, type Limits, type Tenant } from "../lib/metrics-tenants.ts";
 import { adminRequest, type Listener } from "../lib/stores.ts";
 
-export function TenantForm(props: { store: Listener; tenant?: Tenant; defaults: Partial<Limits>; cluster: string; onClose: () => void; onSaved: () => void }) {
+export function TenantForm(props: { store: Listener; tenant?: Tenant; defaults: Partial<Limits>; cluster: string; retention: string; onClose: () => void; onSaved: () => void }) {
   const t = props.tenant;
   const [name, setName] = useState(t?.name ?? "");
   const [displayName, setDisplayName] = useState(t?.display_name ?? "");
@@ -19,10 +19,13 @@ export function TenantForm(props: { store: Listener; tenant?: Tenant; defaults: 
   const [limits, setLimits] = useState<Record<string, string>>(() =>
     Object.fromEntries(LIMIT_NAMES.map((n) => [n, t?.limits && t.limits[n] !== props.defaults[n] ? String(t.limits[n]) : ""])),
   );
+  // a duration text; kept through an edit (a PUT replaces every limit: one left out would fall back to the default)
+  const ownRetention = t?.limits?.compactor_blocks_retention_period;
+  const [retention, setRetention] = useState(ownRetention !== undefined && ownRetention !== props.retention ? ownRetention : "");
   const save = useAction(async () => {
     const body: Record<string, unknown> = { display_name: displayName, status, cluster };
     if (own) {
-      const l: Record<string, number> = {};
+      const l: Record<string, number | string> = {};
       for (const n of LIMIT_NAMES) {
         const raw = limits[n]!.trim();
         if (raw === "") continue;
@@ -30,6 +33,7 @@ export function TenantForm(props: { store: Listener; tenant?: Tenant; defaults: 
         if (!Number.isInteger(v) || v < 0) throw new Error(`${LIMIT_LABELS[n]} (${n}) must be a whole number, 0 or more`);
         l[n] = v;
       }
+      if (retention.trim() !== "") l.compactor_blocks_retention_period = retention.trim();
       body.limits = l;
     }
     if (t) await adminRequest(props.store, `/admin/api/v2/tenants/${encodeURIComponent(t.name)}`, { method: "PUT", body });
@@ -69,6 +73,14 @@ export function TenantForm(props: { store: Listener; tenant?: Tenant; defaults: 
                 hint={<code>{n}</code>}
               />
             ))}
+            <TextField
+              label="Retention"
+              name="compactor_blocks_retention_period"
+              value={retention}
+              placeholder={props.retention || "global default"}
+              onInput={setRetention}
+              hint={<><code>compactor_blocks_retention_period</code>: a duration such as 744h or 1y; 0s keeps everything</>}
+            />
           </div>
         )}
       </fieldset>

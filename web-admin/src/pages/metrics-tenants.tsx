@@ -18,7 +18,9 @@ import { adminRequest, topology, type Topology } from "../lib/stores.ts";
 import { TenantForm } from "./metrics-tenant-form.tsx";
 
 const meter = (label: string): Column => ({ label, class: "meter-col" });
-const COLUMNS = ["Tenant", "Status", "Cluster", meter("Active series"), meter("Ingestion rate"), { label: "Over OTLP", class: "num" }, "Limits from", "Access policies", ""];
+const COLUMNS = ["Tenant", "Status", "Cluster", meter("Active series"), meter("Ingestion rate"), { label: "Over OTLP", class: "num" }, "Oldest sample", "Retention", "Limits from", "Access policies", ""];
+
+/** a retention period as the store shows it ("744h"), "0s" meaning none */
 
 export function MetricsTenantsPage() {
   const serverAdmin = useSession().user.isSvcAdmin;
@@ -67,6 +69,12 @@ function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
       <ErrorNote error={error} what="This page" />
       {!data && !error && <p class="loading" role="status">Loading tenants…</p>}
       {data && data.views.length === 0 && <Empty>No tenants yet. Create one to give it limits; tenants that only push data appear in the log and query APIs without being listed here.</Empty>}
+      {data && data.views.length > 0 && data.lastRetentionRun !== undefined && (
+        <p class="muted" title={data.lastRetentionRun ?? ""}>
+          Retention deletes each tenant's samples past its period (compactor_blocks_retention_period);{" "}
+          {data.lastRetentionRun ? `last run ${fmt.ago(data.lastRetentionRun)}.` : "it has not run since the metrics store started."}
+        </p>
+      )}
       {data && data.views.length > 0 && (
         <DataTable caption="Metrics tenants" columns={COLUMNS}>
           {data.views.map((v) => (
@@ -84,6 +92,8 @@ function TenantList(props: { topo: Topology; onTokenRejected: () => void }) {
               <td class="num" title="data points received on /otlp/v1/metrics since the metrics store started">
                 {fmt.number(v.stats?.otlpDataPoints ?? 0)} {v.stats?.otlpDataPoints === 1 ? "data point" : "data points"}
               </td>
+              <td title={v.stats?.oldestSample ?? ""}>{v.stats?.oldestSample ? fmt.ago(v.stats.oldestSample) : "–"}</td>
+              <td>{fmt.retention(v.stats?.retentionPeriod)}</td>
               <td>{v.source}</td>
               <td><TenantPolicies policies={policies} tenant={v.name} /></td>
               <td class="row-actions"><Button onClick={() => setEditing(v)} aria-label={`Edit ${v.name}`}>Edit</Button></td>
@@ -120,6 +130,9 @@ function TenantDetail({ v, data }: { v: TenantView; data: TenantsData }) {
             <dt>Series per metric</dt><dd>{fmt.number(limit("max_global_series_per_metric"))}</dd>
             <dt>Series per query</dt><dd>{limit("max_series_per_query") || "no limit"}</dd>
             <dt>Rule groups × rules</dt><dd>{limit("ruler_max_rule_groups_per_tenant")} × {limit("ruler_max_rules_per_rule_group")}</dd>
+            <dt>Retention</dt><dd>{fmt.retention(v.stats?.retentionPeriod)}</dd>
+            <dt>Oldest sample</dt><dd>{v.stats?.oldestSample ? `${fmt.dateTime(v.stats.oldestSample)} (${fmt.ago(v.stats.oldestSample)})` : "none held"}</dd>
+            <dt>Last retention run</dt><dd>{data.lastRetentionRun ? fmt.dateTime(data.lastRetentionRun) : "not since the metrics store started"}</dd>
             <dt>Over OTLP</dt>
             <dd title="since the metrics store started">
               {fmt.number(v.stats?.otlpRequests ?? 0)} requests, {fmt.number(v.stats?.otlpDataPoints ?? 0)} data points, {fmt.number(v.stats?.otlpSamples ?? 0)} samples stored

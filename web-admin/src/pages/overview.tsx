@@ -16,7 +16,8 @@ interface Stats {
   dashboards?: number;
   datasources?: number;
   serviceAccounts?: number;
-  storage?: { dataDir: string | null; bytes: number };
+  /** cap, free and filesystemBytes as the disk guard last measured them (storage.max_disk_usage) */
+  storage?: { dataDir: string | null; bytes: number; cap?: number | null; free?: number | null; filesystemBytes?: number | null; pushesRefused?: string | null };
 }
 
 export function OverviewPage() {
@@ -153,11 +154,25 @@ function StorageCard() {
       <h2 id="storage-title">Storage</h2>
       <Loaded load={stats} what="The storage figures">
         {(s) => (
+          <>
+          {s.storage?.pushesRefused && <p class="alert error" role="alert">Pushes are refused: {s.storage.pushesRefused}</p>}
           <dl class="facts">
             <dt>Data directory</dt>
             <dd>{s.storage?.dataDir ? <code>{s.storage.dataDir}</code> : "in memory (nothing is kept after a restart)"}</dd>
             <dt>Size on disk</dt>
             <dd>{fmt.bytes(s.storage?.bytes)}</dd>
+            {s.storage?.dataDir && (
+              <>
+                <dt>Disk cap</dt>
+                <dd>{s.storage.cap ? <>{fmt.bytes(s.storage.cap)} (past it the oldest telemetry is dropped first)</> : <>none (<code>storage.max_disk_usage</code>)</>}</dd>
+                {s.storage.free != null && (
+                  <>
+                    <dt>Free on its filesystem</dt>
+                    <dd>{fmt.bytes(s.storage.free)}{s.storage.filesystemBytes ? <> of {fmt.bytes(s.storage.filesystemBytes)}</> : null}</dd>
+                  </>
+                )}
+              </>
+            )}
             <dt>Users · organizations</dt>
             <dd>{fmt.number(s.users)} · {fmt.number(s.orgs)}</dd>
             <dt>Dashboards · data sources</dt>
@@ -165,6 +180,7 @@ function StorageCard() {
             <dt>Service accounts</dt>
             <dd>{fmt.number(s.serviceAccounts)}</dd>
           </dl>
+          </>
         )}
       </Loaded>
     </article>

@@ -8,10 +8,11 @@
 // never committed, a crash between the two: at the next start).
 // Without a data dir (storage.in_memory) the store keeps format 2 chunks in
 // the `data` column of their (in-memory) metadata rows instead.
-import { closeSync, existsSync, fdatasync, mkdirSync, openSync, readdirSync, rmSync } from "node:fs";
+import { closeSync, existsSync, fdatasync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ChunkSource } from "./columns.ts";
 import { writeAllSync } from "../../../lib/write-all.ts";
+import { pinCounter } from "../../../lib/backup-pin.ts";
 
 /** a chunk's place in a segment file */
 export interface ChunkLocation {
@@ -29,6 +30,12 @@ export interface ChunkStore {
   commit(at: ChunkLocation): void;
   /** a live chunk was deleted; a segment left with none is removed */
   delete(at: ChunkLocation): void;
+  /** no segment file is removed until the returned release is called (a backup is copying them) */
+  pin(): () => void;
+  /** bytes of segment files without live chunks, removed once their grace period ends */
+  pendingUnlinkBytes(): number;
+  /** the next chunks go to a new segment (a compaction's copies must not land in the file they leave) */
+  rotate(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -65,8 +72,14 @@ export function openFileChunkStore(dir: string, live: Map<number, number>, segme
   // a segment left without live chunks is removed after a grace period: a query that listed one
   // of its chunks before the delete may still be reading it (from a worker, by path)
   const doomed = new Map<number, ReturnType<typeof setTimeout>>();
-  const unlink = (seg: number) => {
+  /** the doomed segments' sizes */
+  const doomedBytes = new Map<number, number>();
+  const pins = pinCounter();
+  const unlink = (seg: number): void => {
+    // a backup copying the segment files keeps them until it is done (lib/backup-pin.ts)
+    if (pins.pinned()) return pins.whenFree(() => unlink(seg));
     doomed.delete(seg);
+    doomedBytes.delete(seg);
     if ((counts.get(seg) ?? 0) > 0) return;
     counts.delete(seg);
     rmSync(join(dir, segName(seg)), { force: true });
@@ -76,17 +89,25 @@ export function openFileChunkStore(dir: string, live: Map<number, number>, segme
     const timer = setTimeout(() => unlink(seg), UNLINK_GRACE_MS);
     (timer as { unref?: () => void }).unref?.();
     doomed.set(seg, timer);
+    try {
+      doomedBytes.set(seg, statSync(join(dir, segName(seg))).size);
+    } catch {
+      // already gone
+    }
   };
   let writing: Promise<unknown> = Promise.resolve();
+  /** the next chunks go to a new segment; the one left goes once it holds no live chunk */
+  const nextSegment = () => {
+    if (fd === undefined) return;
+    closeSync(fd);
+    fd = undefined;
+    const old = segment;
+    segment++;
+    size = 0;
+    drop(old);
+  };
   const put = async (blobs: Uint8Array[]): Promise<ChunkLocation[]> => {
-    if (size >= segmentBytes && fd !== undefined) {
-      closeSync(fd);
-      fd = undefined;
-      const old = segment;
-      segment++;
-      size = 0;
-      drop(old);
-    }
+    if (size >= segmentBytes) nextSegment();
     fd ??= openSync(join(dir, segName(segment)), "a", 0o600);
     const out: ChunkLocation[] = [];
     for (const blob of blobs) {
@@ -114,7 +135,19 @@ export function openFileChunkStore(dir: string, live: Map<number, number>, segme
       writing = p.catch(() => undefined);
       return p;
     },
+    rotate() {
+      // after the writes under way: a write still syncing holds the descriptor
+      const p = writing.then(nextSegment);
+      writing = p.catch(() => undefined);
+      return p;
+    },
     source: (at) => ({ kind: "file", path: join(dir, segName(at.segment)), offset: at.offset, length: at.length }),
+    pendingUnlinkBytes: () => {
+      let n = 0;
+      for (const b of doomedBytes.values()) n += b;
+      return n;
+    },
+    pin: () => pins.hold(),
     commit(at) {
       counts.set(at.segment, (counts.get(at.segment) ?? 0) + 1);
     },
@@ -124,6 +157,13 @@ export function openFileChunkStore(dir: string, live: Map<number, number>, segme
       else {
         counts.set(at.segment, 0);
         drop(at.segment);
+        // the segment being appended to has no live chunk left (retention, the disk cap): the next
+        // chunks go to a new one, so this one can leave the disk (after the writes under way)
+        if (at.segment === segment) {
+          writing = writing.then(() => {
+            if (at.segment === segment && !counts.get(segment)) nextSegment();
+          });
+        }
       }
     },
     async close() {

@@ -7,6 +7,7 @@ import {
   createRuntimeOverrides,
   durationValue,
   floatValue,
+  oneOf,
   parseOverrides as parseRuntimeOverrides,
   sizeValue,
   type Converters,
@@ -25,6 +26,7 @@ const CONVERTERS: Converters<Limits> = {
   max_query_length: durationValue,
   query_timeout: durationValue,
   retention_period: durationValue,
+  deletion_mode: oneOf("disabled", "filter-only", "filter-and-delete"),
   otlp_config: otlpConfigValue,
 };
 

@@ -17,6 +17,8 @@ import { parseLogQL, type LabelFilter, type LogQuery, type Matcher, type MetricQ
 import { metadataGives, withMetadata, type LabelKinds } from "./logql/metadata.ts";
 import { runPipeline } from "./logql/pipeline.ts";
 import { memoryPacer } from "../../../platform/memory.ts";
+import { deleteTestOf, type DeleteInput } from "./deletion/query.ts";
+import { deletionTasks } from "./deletion/tasks.ts";
 
 /** lines between two looks at `ctx.cancelled()` */
 const POLL_EVERY = 4096;
@@ -337,6 +339,8 @@ export interface LogScanInput {
   maxTemplateOutput?: number | undefined;
   /** record the labels' categories (the categorize-labels encoding): `labelKinds` */
   categorize?: boolean | undefined;
+  /** pending delete requests whose selectors match the stream: the lines they delete are left out (deletion/) */
+  deletes?: DeleteInput[] | undefined;
 }
 
 export interface LogScanResult {
@@ -371,7 +375,9 @@ export function logScan(input: LogScanInput, ctx: TaskContext): LogScanResult {
   const setIndex = new Map<string, number>();
   let labelIndex: number[] | undefined;
   const track = input.categorize === true;
+  const gone = deleteTestOf(input.deletes, input.labels);
   eachSurvivor(c, plan, input.labels, lo, hi, input.backward, ctx, (i, line) => {
+    if (gone?.(c.ts[i]!, line, c.metadata?.[i])) return true;
     let outLine = line;
     let at = -1;
     const metadata = c.metadata?.[i];
@@ -431,6 +437,8 @@ export interface MetricScanInput {
   /** the most output label sets a chunk may make before the scan gives up (0: no limit) */
   maxSeries?: number | undefined;
   maxTemplateOutput?: number | undefined;
+  /** pending delete requests whose selectors match the stream: the lines they delete are not counted (deletion/) */
+  deletes?: DeleteInput[] | undefined;
 }
 
 export interface MetricGroup {
@@ -541,7 +549,8 @@ export class WindowCounter {
 
 export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScanResult {
   const { plan } = compiled(input.query);
-  const c = columnsOf(input.source, plan, !plan.noStages);
+  const gone = deleteTestOf(input.deletes, input.labels);
+  const c = columnsOf(input.source, plan, !plan.noStages || gone?.needsLine === true);
   if (!c) return { groups: [], tooManySeries: false };
   const lo = lowerBound(c.ts, input.from);
   const hi = lowerBound(c.ts, input.to, lo);
@@ -559,12 +568,13 @@ export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScan
   // fast path; per entry otherwise (its labels are the stream's and its metadata's)
   const groupBy = input.grouping && !input.grouping.without ? input.grouping.labels : undefined;
   const metadataGroups = (m: Record<string, string>) => !groupBy || groupBy.some((name) => metadataGives(m, input.labels, name));
-  if (plan.noStages && (!c.metadata || groupBy?.length === 0)) {
+  if (plan.noStages && !gone && (!c.metadata || groupBy?.length === 0)) {
     const g = groupOf("", input.grouping ? groupLabels(input.labels, input.grouping) : undefined, lo);
     for (let i = lo; i < hi; i++) g.counter.add(ms[i - lo]!, c.offsets[i + 1]! - c.offsets[i]!);
   } else {
     const streamKey = input.grouping ? JSON.stringify(groupLabels(input.labels, input.grouping)) : "";
     eachSurvivor(c, plan, input.labels, lo, hi, false, ctx, (i, line) => {
+      if (gone?.(c.ts[i]!, line, c.metadata?.[i])) return true;
       let key = streamKey;
       let labels: Record<string, string> | undefined = input.grouping ? groupLabels(input.labels, input.grouping) : undefined;
       const metadata = c.metadata?.[i];
@@ -586,7 +596,7 @@ export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScan
         return false;
       }
       return true;
-    }, plan.regexes.length > 0 || !plan.filtersOnly);
+    }, plan.regexes.length > 0 || !plan.filtersOnly || gone?.needsLine === true);
   }
   const out: MetricGroup[] = [];
   for (const g of groups.values()) {
@@ -600,6 +610,7 @@ export function metricScan(input: MetricScanInput, ctx: TaskContext): MetricScan
 const releaseEncoded = memoryPacer(32 * 1024 * 1024, 250);
 
 export const logTasks: Record<string, TaskFn> = {
+  ...deletionTasks,
   /** a cut head's columns (ChunkInput) to a format 2 chunk; the chunk's buffer is moved back */
   encodeChunk(input: ChunkInput) {
     const blob = encodeChunk2(input);

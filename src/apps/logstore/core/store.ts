@@ -10,10 +10,12 @@
 // the (in-memory) database rows.
 import type { PGlite } from "@electric-sql/pglite";
 import { setImmediate } from "node:timers";
+import { filesIn, pinCounter, type BackupPin } from "../../../lib/backup-pin.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import { inlineRunner, type TaskRunner } from "../../../lib/tasks.ts";
 import { CHUNK_DEFLATE_LEVEL, CHUNK_DEFLATE_LEVEL_FAST, type ChunkInput } from "./chunk-format.ts";
 import { openFileChunkStore, type ChunkLocation, type ChunkStore } from "./chunk-store.ts";
+import { createChunkRewriter, type ChunkRewriter } from "./chunk-rewrite.ts";
 import { decodeChunk, tsText, type Entry } from "./chunks.ts";
 import { batchOf, chunkInputOf, Head, snapshotColumns, snapshotEntries, type HeadBatch } from "./head.ts";
 import { decodeColumns, readSource, type ChunkSource } from "./columns.ts";
@@ -126,8 +128,25 @@ export interface LogStore {
   backlogChunks(): number;
   /** writes cut chunks now (and cuts every head first when `all`) */
   flush(all?: boolean): Promise<void>;
-  /** deletes chunks of `tenant` that end before `before` */
-  deleteChunksBefore(tenant: string, before: bigint): Promise<number>;
+  /**
+   * deletes chunks of `tenant` that end before `before`; with `reclaim` (the default) the rows' space
+   * is then made reusable (a vacuum and checkpoint: leave it to reclaimSpace after many calls)
+   */
+  deleteChunksBefore(tenant: string, before: bigint, reclaim?: boolean): Promise<number>;
+  /** marks deleted chunk rows' space reusable (PGlite runs no autovacuum) and checkpoints, after the writes under way */
+  reclaimSpace(): Promise<void>;
+  /**
+   * Keeps the write-ahead segments and chunk files until released (a backup
+   * copies them). Chunk bytes are fsynced before the row naming them is
+   * committed, and the log is truncated only past committed chunks, so the
+   * files as they are at any moment, with the database as it is then, hold
+   * every acknowledged push.
+   */
+  pinForBackup(): BackupPin;
+  /** takes deleted lines out of chunks, heads and the write-ahead log (delete requests: chunk-rewrite.ts) */
+  readonly rewriter: ChunkRewriter;
+  /** bytes of chunk files emptied by deletes and not yet removed (their grace period) */
+  pendingUnlinkBytes(): number;
   /**
    * A stored chunk failed to read or decode (ChunkCorruptError, a truncated
    * file): logged once per chunk and counted in /metrics; the caller skips it.
@@ -318,7 +337,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       const group = batch.slice(at, at + WRITE_GROUP);
       const blobs = await encodeGroup(group);
       await storing;
-      storing = storeGroup(group, blobs).then(truncateWal);
+      storing = storeGroup(group, blobs).then(() => void truncateWal());
     }
     await storing;
   };
@@ -434,15 +453,23 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       backlogDown(p.bytes);
     });
   };
+  const walPins = pinCounter();
   /** segments no longer needed: everything in them is in stored chunks */
-  const truncateWal = () => {
-    if (!wal) return;
+  const reclaimRows = async () => {
+    await pg.exec("vacuum log_chunks");
+    await pg.exec("checkpoint");
+  };
+  /** false when a backup holds the log's segments (truncated once it is done) */
+  const truncateWal = (): boolean => {
+    if (!wal) return true;
+    if (walPins.pinned()) return false;
     let keep = wal.segment;
     for (const s of byId.values()) {
       if (s.head.length) keep = Math.min(keep, s.headSegment);
       for (const p of s.pending) keep = Math.min(keep, p.segment);
     }
     wal.truncateBefore(keep);
+    return true;
   };
   const flush = (all = false) => {
     flushing = flushing.then(async () => {
@@ -468,6 +495,13 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     wal = openWal(o.walDir);
     wal.truncateBefore(wal.segment);
   }
+  /** runs `work` alone after the writes under way (as deleteChunksBefore does) */
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const done = flushing.then(work);
+    flushing = done.then(() => undefined, () => undefined);
+    return done;
+  };
+  const rewriter = await createChunkRewriter({ pg, logger, files, streams: () => byId.values(), exclusive, cut, writePending, truncateWal, wal: () => wal, forget, chunkIds });
   // a timed flush is not queued again while one waits or runs (a long flush does not pile them up)
   let timedFlush = false;
   const timer = setInterval(() => {
@@ -610,7 +644,26 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     runs: (stream) => runsOf(stream),
     scan: (stream, from, to, backward, visit) => mergeLanes([{ runs: runsOf(stream) }], from, to, backward, (_, e) => visit(e)),
     flush: (all) => flush(all),
-    deleteChunksBefore(tenant, before) {
+    pinForBackup() {
+      const releaseWal = walPins.hold();
+      const releaseFiles = files?.pin();
+      return {
+        files: () => [...filesIn(o.walDir, /^\d{8}\.wal$/), ...filesIn(o.chunkDir, /^\d{8}\.seg$/)],
+        release() {
+          releaseFiles?.();
+          releaseWal();
+          truncateWal();
+        },
+      };
+    },
+    rewriter,
+    pendingUnlinkBytes: () => files?.pendingUnlinkBytes() ?? 0,
+    reclaimSpace() {
+      const done = flushing.then(reclaimRows);
+      flushing = done.then(() => undefined, () => undefined);
+      return done;
+    },
+    deleteChunksBefore(tenant, before, reclaim = true) {
       // after the writes under way, so a chunk being committed is deleted with its row or not at all
       const done = flushing.then(async () => {
         const r = await pg.query<{ id: string; stream_id: number }>(
@@ -627,10 +680,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
         for (const id of gone) forget(id);
         // the freed rows (PGlite runs no autovacuum; format 1 rows carry their bytes) and the database's
         // own write-ahead log: reclaimed now, not at its next timed checkpoint
-        if (gone.size) {
-          await pg.exec("vacuum log_chunks");
-          await pg.exec("checkpoint");
-        }
+        if (gone.size && reclaim) await reclaimRows();
         return gone.size;
       });
       flushing = done.then(() => undefined, () => undefined);
@@ -641,7 +691,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       await flush(true);
       await flushing;
       // everything in committed chunks: the write-ahead log holds nothing a restart needs
-      const stored = [...byId.values()].every((st) => !st.head.length && !st.pending.length);
+      const stored = [...byId.values()].every((st) => !st.head.length && !st.pending.length) && !walPins.pinned();
       if (stored) wal?.clear();
       else {
         wal?.close();

@@ -40,7 +40,7 @@ export interface ReplayRecord {
   streams: Array<{ labels: Record<string, string>; entries: Entry[] }>;
 }
 
-export interface Wal extends Omit<SegmentWal, "append" | "rotate" | "written"> {
+export interface Wal extends Omit<SegmentWal, "append" | "written"> {
   append(record: WalRecord): void;
   /** a push every entry of which was accepted: its body is the record */
   appendRaw(seq: number, tenant: string, push: RawPush): void;
@@ -94,6 +94,7 @@ export function openWal(dir: string): Wal {
       wal.append(head, push.body);
     },
     maybeRotate: () => wal.maybeRotate(),
+    rotate: () => wal.rotate(),
     truncateBefore: (segment) => wal.truncateBefore(segment),
     segments: () => wal.segments(),
     close: () => wal.close(),

@@ -38,6 +38,8 @@ export interface QueryRunnerDeps {
   runner?: TaskRunner | undefined;
   /** queries run at once (the querier's max_concurrent; default 4) */
   maxConcurrent?: number | undefined;
+  /** a tenant's pending delete requests, whose lines answers leave out (core/deletion/) */
+  deletes?: Source["deletes"];
 }
 
 export type QueryRunner = ReturnType<typeof createQueryRunner>;
@@ -59,6 +61,7 @@ export function createQueryRunner(deps: QueryRunnerDeps) {
       tenants,
       runner: deps.runner,
       signal,
+      deletes: deps.deletes,
       ...(maxSeries > 0 ? { maxSeries } : {}),
       ...(sizes.length ? { maxTemplateOutput: Math.min(...sizes) } : {}),
     };

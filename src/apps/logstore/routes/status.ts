@@ -6,6 +6,7 @@ import type { Hono } from "hono";
 import { stringify } from "yaml";
 import type { Config } from "../../../config/schema.ts";
 import { maskedConfig } from "../../../config/masked.ts";
+import { metricsAnswer } from "../../../lib/http/metrics-exposition.ts";
 import { runtimeVersion } from "../../../platform/runtime.ts";
 import { COMMIT, VERSION } from "../../../version.ts";
 import type { LogStoreMetrics } from "../core/metrics.ts";
@@ -14,7 +15,7 @@ import type { StoreAuth } from "../../../store-access/http.ts";
 export function registerStatus(app: Hono, config: Config, metrics: LogStoreMetrics, auth: StoreAuth): void {
   app.get("/metrics", async (c) => {
     auth.allTenants(c, "logs:read");
-    return c.text(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType });
+    return metricsAnswer(c, metrics.registry);
   });
   app.get("/svc/api/v1/status/buildinfo", (c) =>
     c.json({ version: VERSION, revision: COMMIT, branch: "main", buildUser: "outpost", buildDate: "", goVersion: runtimeVersion() }),

@@ -268,6 +268,11 @@ export class TenantHead {
   readonly activeByMetric = new Map<string, number>();
   /** newest sample of the tenant: the head accepts nothing older than an hour before it */
   maxT = -Infinity;
+  /**
+   * oldest sample the tenant holds (Infinity when none): lowered as samples
+   * come, walked again (recomputeMinT) after retention or a deletion raised it
+   */
+  minT = Infinity;
   /** metric metadata from remote write (type, help, unit), by metric family */
   readonly metadata = new Map<string, { type: string; help: string; unit: string }>();
   private lastSweep = 0;
@@ -443,7 +448,10 @@ export class TenantHead {
     s.lastV = v;
     s.lastStale = stale;
     s.lastKnown = true;
-    if (t < s.firstT) s.firstT = t;
+    if (t < s.firstT) {
+      s.firstT = t;
+      if (t < this.minT) this.minT = t;
+    }
     if (t > this.maxT) this.maxT = t;
     if (s.open.count >= CHUNK_SAMPLES) cutChunk(s);
     return "ok";
@@ -529,9 +537,24 @@ export class TenantHead {
     return [...(this.postings.get(name)?.keys() ?? [])];
   }
 
-  /** forgets series (retention): the postings are rebuilt without them */
-  removeSeries(ids: ReadonlySet<number>): void {
-    if (ids.size === 0) return;
+  /** the oldest sample of every series, walked (a pass over the series, no chunk read) */
+  recomputeMinT(): void {
+    let min = Infinity;
+    const slots = this.byId.slots;
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i];
+      if (s !== undefined && s.firstT < min) min = s.firstT;
+    }
+    this.minT = min;
+  }
+
+  /**
+   * takes series out of the index at once: by id, labels and raw key (a push
+   * naming them again makes a new series), and out of the active counts.
+   * Their ids stay in the postings until prunePostings (lookups skip ids
+   * with no series).
+   */
+  detachSeries(ids: Iterable<number>): void {
     for (const id of ids) {
       const s = this.byId.get(id);
       if (!s) continue;
@@ -557,13 +580,41 @@ export class TenantHead {
       s.flushed = NO_CHUNKS;
     }
     this.ordered = undefined;
-    this.allIds = this.allIds.filter((id) => !ids.has(id));
+  }
+
+  /**
+   * drops detached series' ids from the postings and from the list of all
+   * ids. With `pause`, in pieces (a million series' postings are not walked
+   * in one turn of the event loop): lists are replaced, never changed in
+   * place, and ids pushes add meanwhile are kept.
+   */
+  async prunePostings(ids: ReadonlySet<number>, pause?: () => Promise<void>): Promise<void> {
+    if (ids.size === 0) return;
+    // pushes append new ids to this list meanwhile: the loop reads its length each time, so they are kept
+    const before = this.allIds;
+    const kept: number[] = [];
+    for (let i = 0; i < before.length; i++) {
+      if (!ids.has(before[i]!)) kept.push(before[i]!);
+      if (pause && (i & 16383) === 16383) await pause();
+    }
+    this.allIds = kept;
+    let work = 0;
     for (const [name, values] of this.postings) {
       for (const [value, list] of values) {
-        const kept = listOf(list).filter((id) => !ids.has(id));
-        if (kept.length > 1) values.set(value, kept);
-        else if (kept.length === 1) values.set(value, kept[0]!);
-        else values.delete(value);
+        if (typeof list === "number") {
+          if (ids.has(list)) values.delete(value);
+          work++;
+        } else {
+          const left = list.filter((id) => !ids.has(id));
+          if (left.length > 1) values.set(value, left);
+          else if (left.length === 1) values.set(value, left[0]!);
+          else values.delete(value);
+          work += list.length;
+        }
+        if (pause && work >= 16384) {
+          work = 0;
+          await pause();
+        }
       }
       if (values.size === 0) this.postings.delete(name);
     }

@@ -16,10 +16,11 @@ const CONVERTERS: Converters<MetricsLimits> = {
   ingestion_rate_strategy: oneOf("global", "local"),
   creation_grace_period: durationValue,
   query_timeout: durationValue,
+  compactor_blocks_retention_period: durationValue,
 };
 
 /** limits held in milliseconds, shown as Prometheus durations */
-const DURATIONS = new Set<string>(["creation_grace_period", "query_timeout"]);
+const DURATIONS = new Set<string>(["creation_grace_period", "query_timeout", "compactor_blocks_retention_period"]);
 
 export interface MetricsLimitsOptions {
   config: Config["metrics"];
@@ -28,6 +29,10 @@ export interface MetricsLimitsOptions {
 }
 
 export interface MetricsLimitsService extends MetricsLimitsSource {
+  /** the global defaults, each one set (compactor_blocks_retention_period: metrics.retention_period unless metrics.limits sets it) */
+  readonly defaults: MetricsLimits;
+  /** a tenant's retention period (ms; 0 keeps everything) */
+  retentionOf(tenant: string): number;
   /** re-reads the runtime config file now */
   reload(): Promise<void>;
   /**
@@ -49,7 +54,11 @@ export function limitsJson(limits: Partial<MetricsLimits>): Record<string, unkno
 
 export function createMetricsLimits(options: MetricsLimitsOptions): MetricsLimitsService {
   const { config, tenants } = options;
-  const defaults: MetricsLimits = Object.freeze({ ...config.limits });
+  // metrics.retention_period is the default retention unless metrics.limits names one (Mimir's name for the same default)
+  const defaults: MetricsLimits = Object.freeze({
+    ...config.limits,
+    compactor_blocks_retention_period: config.limits.compactor_blocks_retention_period ?? config.retention_period,
+  });
   const overrides = createRuntimeOverrides({
     file: config.runtime_config_file,
     periodMs: config.runtime_config_reload_period,
@@ -81,6 +90,8 @@ export function createMetricsLimits(options: MetricsLimitsOptions): MetricsLimit
   };
 
   return {
+    defaults,
+    retentionOf: (tenant) => resolve(tenant).limits.compactor_blocks_retention_period ?? defaults.compactor_blocks_retention_period ?? 0,
     of: (tenant) => resolve(tenant).limits,
     sourceOf: (tenant) => resolve(tenant).source,
     reload: overrides.reload,

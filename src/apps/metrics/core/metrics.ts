@@ -14,7 +14,7 @@ export interface MetricsStoreMetrics extends IngestCounters {
 
 export function createMetricsStoreMetrics(store: MetricsStore, sweep: () => void): MetricsStoreMetrics {
   const registry = new Registry();
-  deferDefaultMetrics(registry, "svc_metrics_");
+  deferDefaultMetrics(registry);
   const received = new Counter({ name: "cortex_distributor_received_samples_total", help: "The total number of received samples, by tenant.", labelNames: ["user"], registers: [registry] });
   const ingested = new Counter({ name: "cortex_ingester_ingested_samples_total", help: "The total number of samples ingested, by tenant.", labelNames: ["user"], registers: [registry] });
   const discarded = new Counter({ name: "cortex_discarded_samples_total", help: "The total number of samples that were discarded.", labelNames: ["reason", "user"], registers: [registry] });

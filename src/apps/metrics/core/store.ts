@@ -7,12 +7,18 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { filesIn, pinCounter, type BackupPin } from "../../../lib/backup-pin.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { collectGarbage, collectYoung, memoryPacer } from "../../../platform/memory.ts";
 import { forEachRecord, openSegmentWal, type SegmentWal } from "../../../lib/segment-wal.ts";
+import { createRwLock } from "../../../lib/rw-lock.ts";
 import { CheckpointError, listCheckpoints, readCheckpoint, writeCheckpoint } from "./checkpoint.ts";
+import { insertChunkRows } from "./chunk-rows.ts";
+import { createDeletion, type DeleteOutcome, type Deletion, type ReplayedDeletions } from "./deletion.ts";
+import { isDeletionRecord } from "./deletion-log.ts";
 import { addChunk, closedMirror, cutChunk, matchesRest, NO_CHUNKS, type ClosedChunk, dropFlushedBefore, inMemoryFrom, isStaleAt, KEEP_FLUSHED_MS, openMirror, openSamples, STALE_HI, STALE_LO, TenantHead, WORD_HI, type HeadSeries, type Mirror } from "./head.ts";
+export type { DeleteOutcome } from "./deletion.ts";
 import { labelsHash } from "./label-hash.ts";
 import { checkDeadline, chunkBytesLimitError, holdSamples, QUERY_SLICE_MS, seriesLimitError, type QueryBudget } from "./query-budget.ts";
 import { replayWriteRequest, uncompressBody } from "./remote-write.ts";
@@ -51,8 +57,29 @@ export interface MetricsStore {
   flush(all?: boolean): Promise<void>;
   /** writes a checkpoint of the heads now (or waits for the one being written); the log's older segments go */
   checkpoint(): Promise<void>;
-  /** deletes chunks whose newest sample is older than `cutoff` (ms), and series left with nothing */
+  /**
+   * Writes no checkpoint (so deletes no checkpoint or write-ahead segment)
+   * until released, once the one under way is done: a backup copies them.
+   * The newest checkpoint, the segments from the one it names, and the
+   * database as it is at any later moment are what a crash then would leave,
+   * which a start recovers from.
+   */
+  pinForBackup(): Promise<BackupPin>;
+  /**
+   * deletes chunks whose newest sample is older than `cutoff` (ms), every tenant's, and series left
+   * with nothing; returns the chunks deleted (their space is reusable after reclaimSpace)
+   */
   deleteBefore(cutoff: number): Promise<number>;
+  /** marks the space of deleted chunk rows reusable (PGlite runs no autovacuum) and checkpoints */
+  reclaimSpace(): Promise<void>;
+  /** retention: deletes each tenant's chunks whose newest sample is older than its cutoff (ms); returns the chunks deleted by tenant */
+  applyRetention(cutoffs: ReadonlyMap<string, number>): Promise<Map<string, number>>;
+  /**
+   * delete_series: the samples in [mint, maxt] (ms) of a tenant's series
+   * matching any of the matcher sets, from memory and the database (and, for
+   * a replay, logged); series left with none are removed
+   */
+  deleteSeries(tenant: string, matcherSets: readonly Matcher[][], mint: number, maxt: number): Promise<DeleteOutcome>;
   close(): Promise<void>;
 }
 
@@ -76,6 +103,11 @@ const CHECKPOINT_SLICE_MS = 15;
 const CHECKPOINT_RETRY_MS = 60_000;
 
 export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsStore> {
+  // without it a deleted chunk's row keeps its space for good: the table only grows
+  const reclaimSpace = async () => {
+    await o.pg.exec("vacuum metrics_chunks");
+    await o.pg.exec("checkpoint");
+  };
   let heads = new Map<string, TenantHead>();
   const head = (tenant: string) => {
     let h = heads.get(tenant);
@@ -106,10 +138,16 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   if (!fromCheckpoint) await loadIndex(o.pg, head);
 
   let wal: SegmentWal | undefined;
+  let closing = false;
+  /** flushes and checkpoints share the store; deletions (delete_series, retention) have it alone, a batch at a time */
+  const lock = createRwLock();
+  const deletion = createDeletion({ pg: o.pg, log: (payload) => wal?.append(payload), stopping: () => closing, exclusive: lock.exclusive });
+  /** the database's part of the deletions a replay met */
+  const replayedDeletions: ReplayedDeletions = new Map();
   let replayed = 0;
   if (o.walDir) {
     const t0 = performance.now();
-    const r = replay(o.walDir, from, head, o.now());
+    const r = replay(o.walDir, from, head, o.now(), deletion, replayedDeletions);
     replayed = r.records;
     for (const p of r.problems) {
       // the next checkpoint deletes the segment: a copy is kept for the operator
@@ -119,15 +157,20 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       o.logger.error("metrics store write-ahead segment damaged: what it holds past the damage is not replayed; a copy is kept", { segment: p.segment, problem: p.problem, copy });
     }
     if (replayed) o.logger.info("metrics store write-ahead log replayed", { records: replayed, samples: r.samples, ms: Math.round(performance.now() - t0) });
-    // the segments replayed stay until the next checkpoint holds what they hold
-    wal = openSegmentWal(o.walDir);
+    // the segments replayed stay until the next checkpoint holds what they hold. New records go to a
+    // segment from the newest checkpoint's on: after a clean stop (a checkpoint, no segment left) the
+    // numbers started again at 1, below the checkpoint's, and a crash then lost what they held
+    wal = openSegmentWal(o.walDir, undefined, newest?.segment ?? 1);
+    // a crash may have cut a deletion short in the database: done again (before the checkpoint after the replay)
+    if (replayedDeletions.size > 0) await deletion.finishReplay(heads, replayedDeletions);
   }
+  for (const h of heads.values()) h.recomputeMinT();
 
   let flushing: Promise<void> | undefined;
   const flush = (all = false) => {
     const run = async () => {
       if (flushing) await flushing.catch(() => {});
-      await flushHeads(o.pg, heads.values(), all, o.now(), o.chunkMaxAge ?? 30 * 60_000);
+      await lock.shared(() => flushHeads(o.pg, heads.values(), all, o.now(), o.chunkMaxAge ?? 30 * 60_000));
     };
     const p = run();
     flushing = p;
@@ -135,17 +178,20 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   };
 
   let checkpointing: Promise<boolean> | undefined;
+  /** backups copying the checkpoint and the log: no checkpoint meanwhile */
+  const pins = pinCounter();
   let lastCheckpoint = { written: 0, at: Date.now() };
   /** no checkpoint is due before this (Date.now() ms): set when one failed */
   let retryAt = 0;
   const checkpointWalBytes = o.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES;
   const checkpointInterval = o.checkpointInterval ?? CHECKPOINT_INTERVAL;
   const checkpoint = (sliceMs = CHECKPOINT_SLICE_MS): Promise<boolean> => {
-    if (!wal || !o.walDir) return Promise.resolve(false);
+    if (!wal || !o.walDir || pins.pinned()) return Promise.resolve(false);
     if (checkpointing) return checkpointing;
     const log = wal;
     const dir = o.walDir;
-    const run = async () => {
+    // not during a deletion's batch: the segments it truncates may hold records whose database part is not done
+    const run = () => lock.shared(async () => {
       // every record before this segment is in the heads now
       const segment = log.rotate();
       const written = log.written;
@@ -156,7 +202,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       for (const old of listCheckpoints(dir)) if (old.segment < segment) rmSync(old.file, { force: true });
       log.truncateBefore(segment);
       o.logger.debug("metrics store checkpoint written", { segment, series: done.series, bytes: done.bytes, ms: Math.round(performance.now() - t0) });
-    };
+    });
     const p = run()
       .then(() => true)
       .catch((err: unknown) => {
@@ -172,7 +218,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   /** whether the log has grown enough since the last checkpoint for the next */
   const grownEnough = (log: SegmentWal) => log.written - lastCheckpoint.written >= Math.max(checkpointWalBytes, checkpointBytes);
   const checkpointDue = () =>
-    !!wal && !checkpointing && Date.now() >= retryAt && (grownEnough(wal) || (wal.written > lastCheckpoint.written && Date.now() - lastCheckpoint.at >= checkpointInterval));
+    !!wal && !checkpointing && !pins.pinned() && Date.now() >= retryAt && (grownEnough(wal) || (wal.written > lastCheckpoint.written && Date.now() - lastCheckpoint.at >= checkpointInterval));
   // what was replayed is written to a checkpoint before the store serves (at once: nothing waits
   // yet), so its segments go and a next crash replays nothing of them; a data dir without a
   // checkpoint (an older release's) gets one too
@@ -185,8 +231,6 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     ms: Math.round(performance.now() - started),
     rssMiB: Math.round(process.memoryUsage.rss() / 1048576),
   });
-  /** series retention emptied of stored chunks while they were still in use, by tenant */
-  let retentionPending = new Map<string, Set<number>>();
   const timer = setInterval(() => {
     flush().catch((err: unknown) => o.logger.error("writing metrics chunks failed; retrying", { err: String(err) }));
     if (checkpointDue()) void checkpoint();
@@ -214,53 +258,44 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
     checkpoint: async () => {
       await checkpoint();
     },
-    async deleteBefore(cutoff) {
-      const pendingOf = (tenant: string) => {
-        let ids = retentionPending.get(tenant);
-        if (!ids) retentionPending.set(tenant, (ids = new Set()));
-        return ids;
+    async pinForBackup() {
+      const release = pins.hold();
+      await checkpointing;
+      const dir = o.walDir;
+      return {
+        files() {
+          const newest = dir ? listCheckpoints(dir)[0] : undefined;
+          const from = newest?.segment ?? 0;
+          const segments = filesIn(dir, /^\d{8}\.wal$/).filter((f) => Number(f.path.slice(-12, -4)) >= from);
+          return [...(newest ? filesIn(dir, /^checkpoint\.\d{8}$/).filter((f) => f.path === newest.file) : []), ...segments];
+        },
+        release,
       };
-      await flushing?.catch(() => {});
-      const deleted = await o.pg.query<{ tenant: string; series_id: number }>("delete from metrics_chunks where max_t < $1 returning tenant, series_id", [cutoff]);
-      // only series that lost chunks (now or at an earlier run, while still in use) can be left with none
-      const touched = retentionPending;
-      retentionPending = new Map();
-      for (const r of deleted.rows) {
-        let ids = touched.get(r.tenant);
-        if (!ids) touched.set(r.tenant, (ids = new Set()));
-        ids.add(r.series_id);
-      }
-      for (const [tenant, h] of heads) {
-        for (const s of h.byId.values()) {
-          // what retention deleted is not read from memory either
-          dropFlushedBefore(s, cutoff);
-          if (s.firstT < cutoff) s.firstT = cutoff;
-          if (s.persistedMaxT < cutoff) {
-            s.persistedMaxT = -Infinity;
-            // its newest sample went with the database's chunks unless memory still has it
-            if (s.lastT < cutoff && openSamples(s) === 0 && s.closed.length === 0) s.lastKnown = false;
-          }
-        }
-        const ids = touched.get(tenant);
-        if (!ids) continue;
-        const left = await o.pg.query<{ series_id: number }>("select distinct series_id from metrics_chunks where tenant = $1 and series_id = any($2::int[])", [tenant, [...ids]]);
-        const kept = new Set(left.rows.map((r) => r.series_id));
-        const gone = new Set<number>();
-        for (const id of ids) {
-          const s = h.byId.get(id);
-          if (!s || kept.has(id)) continue;
-          if (!s.active && openSamples(s) === 0 && s.closed.length === 0) gone.add(id);
-          else pendingOf(tenant).add(id); // in use: looked at again at the next run
-        }
-        if (gone.size) {
-          await o.pg.query("delete from metrics_series where tenant = $1 and id = any($2::int[])", [tenant, [...gone]]);
-          h.removeSeries(gone);
-        }
-      }
-      return deleted.rows.length;
+    },
+    async deleteBefore(cutoff) {
+      const deleted = await deletion.deleteBefore(heads, new Map([...heads.keys()].map((tenant) => [tenant, cutoff])));
+      let n = 0;
+      for (const chunks of deleted.values()) n += chunks;
+      return n;
+    },
+    reclaimSpace,
+    async applyRetention(cutoffs) {
+      const deleted = await deletion.deleteBefore(heads, cutoffs);
+      if ([...deleted.values()].some((n) => n > 0)) await reclaimSpace();
+      return deleted;
+    },
+    async deleteSeries(tenant, matcherSets, mint, maxt) {
+      const h = heads.get(tenant);
+      if (!h) return { series: 0, samples: 0, chunks: 0, removedSeries: 0 };
+      const r = await deletion.deleteSeries(h, matcherSets, mint, maxt);
+      if (r.chunks > 0) await reclaimSpace();
+      return r;
     },
     async close() {
       clearInterval(timer);
+      // a deletion stops after the batch it is in
+      closing = true;
+      await lock.exclusive(async () => {});
       if (!wal) {
         // no data dir: the database is in memory and goes with the process; only what flush() is running finishes
         await flushing?.catch(() => {});
@@ -303,7 +338,7 @@ async function loadIndex(pg: PGlite, head: (tenant: string) => TenantHead): Prom
  * appended twice. Series are found by their labels' raw bytes after the
  * first time, as pushes find them.
  */
-function replay(dir: string, from: number, head: (tenant: string) => TenantHead, now: number) {
+function replay(dir: string, from: number, head: (tenant: string) => TenantHead, now: number, deletion: Deletion, deletions: ReplayedDeletions) {
   let records = 0;
   let samples = 0;
   const damaged: Array<{ segment: number; records: number; first: string }> = [];
@@ -323,6 +358,8 @@ function replay(dir: string, from: number, head: (tenant: string) => TenantHead,
     }
   });
   function replayRecord(payload: Uint8Array): void {
+    // a deletion (delete_series, retention): taken out of the heads at its place among the pushes
+    if (isDeletionRecord(payload)) return deletion.replay(payload, head, deletions);
     const len = (payload[0]! << 8) | payload[1]!;
     const tenant = decoder.decode(payload.subarray(2, 2 + len));
     const h = head(tenant);
@@ -379,20 +416,11 @@ async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean,
       );
     }
     for (let i = 0; i < chunks.length; i += FLUSH_BATCH) {
-      const batch = chunks.slice(i, i + FLUSH_BATCH).map((c) => ({ c, chunk: c.series.closed[c.index]! }));
-      // bytea travels as hex text: PGlite serialises bytea[] parameters slowly
-      await tx.query(
-        `insert into metrics_chunks (tenant, series_id, min_t, max_t, samples, data)
-         select * from unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[], $5::int[], $6::text[]::bytea[]) on conflict do nothing`,
-        [
-          batch.map((b) => b.c.tenant),
-          batch.map((b) => b.c.series.id),
-          batch.map((b) => b.chunk.minT),
-          batch.map((b) => b.chunk.maxT),
-          batch.map((b) => b.chunk.samples),
-          batch.map((b) => `\\x${Buffer.from(b.chunk.data.buffer, b.chunk.data.byteOffset, b.chunk.data.byteLength).toString("hex")}`),
-        ],
-      );
+      const rows = chunks.slice(i, i + FLUSH_BATCH).map((c) => {
+        const chunk = c.series.closed[c.index]!;
+        return { tenant: c.tenant, seriesId: c.series.id, minT: chunk.minT, maxT: chunk.maxT, samples: chunk.samples, data: chunk.data };
+      });
+      await insertChunkRows(tx, rows);
     }
   });
   // the flushed chunks are the first ones of each series (new ones are only ever appended)

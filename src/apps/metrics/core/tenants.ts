@@ -9,9 +9,14 @@ import type { Config } from "../../../config/schema.ts";
 import { badRequest, conflict, notFound } from "../../../lib/errors.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import { tenantIdProblem } from "../../../lib/tenant.ts";
+import { formatDuration, parseDuration } from "../../../lib/units.ts";
 import type { MetricsLimits } from "./types.ts";
 
-/** the limits settable through the admin API: the spec's seven, and max_fetched_chunk_bytes_per_query (a GEM tenant limit too) */
+/**
+ * the limits settable through the admin API: the spec's seven, and
+ * max_fetched_chunk_bytes_per_query and compactor_blocks_retention_period
+ * (GEM tenant limits too; the latter a duration text, "0s", held in ms)
+ */
 export const ADMIN_LIMIT_NAMES = [
   "ingestion_rate",
   "ingestion_burst_size",
@@ -21,6 +26,7 @@ export const ADMIN_LIMIT_NAMES = [
   "max_fetched_chunk_bytes_per_query",
   "ruler_max_rules_per_rule_group",
   "ruler_max_rule_groups_per_tenant",
+  "compactor_blocks_retention_period",
 ] as const;
 export type AdminLimitName = (typeof ADMIN_LIMIT_NAMES)[number];
 /** the limits a tenant was given through the admin API: only the ones supplied */
@@ -28,6 +34,8 @@ export type AdminLimits = Partial<Record<AdminLimitName, number>>;
 
 /** samples per second may be a fraction (Mimir's float64); the rest are counts */
 const FRACTIONAL = new Set<AdminLimitName>(["ingestion_rate"]);
+/** durations, written as GEM writes them (Prometheus duration text: "0s", "744h") */
+const DURATIONS = new Set<AdminLimitName>(["compactor_blocks_retention_period"]);
 
 export const TENANT_STATUSES = ["active", "inactive"] as const;
 export type TenantStatus = (typeof TENANT_STATUSES)[number];
@@ -101,6 +109,12 @@ export function parseAdminLimits(raw: unknown): AdminLimits | null {
       throw badRequest(`limits.${key} is not a limit settable through the admin API (known: ${ADMIN_LIMIT_NAMES.join(", ")})`);
     }
     const name = key as AdminLimitName;
+    if (DURATIONS.has(name)) {
+      const ms = typeof value === "string" ? parseDuration(value) : undefined;
+      if (ms === undefined) throw badRequest(`limits.${name} must be a duration such as 0s, 744h or 1y`);
+      out[name] = ms;
+      continue;
+    }
     if (FRACTIONAL.has(name)) {
       if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw badRequest(`limits.${name} must be a number ≥ 0`);
     } else if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
@@ -170,8 +184,11 @@ export function tenantJson(t: MetricsTenant, defaults: MetricsLimits): Record<st
     cluster: t.cluster,
   };
   if (t.limits) {
-    const limits: Record<string, number> = {};
-    for (const name of ADMIN_LIMIT_NAMES) limits[name] = t.limits[name] ?? defaults[name];
+    const limits: Record<string, number | string> = {};
+    for (const name of ADMIN_LIMIT_NAMES) {
+      const v = t.limits[name] ?? defaults[name] ?? 0;
+      limits[name] = DURATIONS.has(name) ? formatDuration(v) : v;
+    }
     out.limits = limits;
   }
   return out;

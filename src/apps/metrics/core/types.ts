@@ -73,7 +73,11 @@ export interface SampleToWrite {
   stale?: boolean;
 }
 
-export type MetricsLimits = Config["metrics"]["limits"];
+/**
+ * a tenant's limits: those of metrics.limits; compactor_blocks_retention_period
+ * (ms) is filled in from metrics.retention_period when not set (limits.ts)
+ */
+export type MetricsLimits = Omit<Config["metrics"]["limits"], "compactor_blocks_retention_period"> & { compactor_blocks_retention_period?: number | null };
 
 /** where a tenant's effective limits come from, first that applies wins */
 export type LimitsSourceName = "admin" | "runtime" | "defaults";

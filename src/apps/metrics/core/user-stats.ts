@@ -4,7 +4,10 @@
 // by recording rules, and the tenant's series. Rates are Mimir's ingester
 // EWMA (15 s tick, alpha 0.2), kept in memory and fed by the write path.
 // Outpost adds what arrived over OTLP (requests, data points, samples stored,
-// since the process started; OTLP samples count in the API rate, as Mimir's).
+// since the process started; OTLP samples count in the API rate, as Mimir's),
+// and retention: the tenant's period, its oldest sample held, the last run
+// (the admin page shows them; Mimir's clients ignore fields they do not know).
+import { formatDuration } from "../../../lib/units.ts";
 import { createEwmaRates } from "../../../lib/ewma-rates.ts";
 import type { IngestCounters } from "./ingest.ts";
 import type { MetricsStore } from "./store.ts";
@@ -24,6 +27,12 @@ export interface UserStats {
   otlpDataPoints: number;
   /** the samples stored from them */
   otlpSamples: number;
+  /** the oldest sample held (RFC 3339), null when none */
+  oldestSample?: string | null;
+  /** compactor_blocks_retention_period in effect ("0s": kept forever) */
+  retentionPeriod?: string;
+  /** when retention last ran without an error (RFC 3339), null before the first run */
+  lastRetentionRun?: string | null;
 }
 
 export interface UserIdStats extends UserStats {
@@ -37,6 +46,8 @@ export interface UserStatsDeps {
   now: () => number;
   /** a series with no sample for this long is not active (ms) */
   idleTimeout: number;
+  /** retention's settings and last run, when it runs */
+  retention?: { periodOf(tenant: string): number; lastRun(): number | undefined };
 }
 
 export interface UserStatsTracker {
@@ -62,7 +73,16 @@ export function createUserStats(deps: UserStatsDeps): UserStatsTracker {
     // active series, as cortex_ingester_active_series (idle ones swept first)
     head?.sweepIdle(deps.now(), deps.idleTimeout);
     const o = otlp.get(tenant);
+    const r = deps.retention;
+    const lastRun = r?.lastRun();
     return {
+      ...(r
+        ? {
+            oldestSample: head && Number.isFinite(head.minT) ? new Date(head.minT).toISOString() : null,
+            retentionPeriod: formatDuration(r.periodOf(tenant)),
+            lastRetentionRun: lastRun === undefined ? null : new Date(lastRun).toISOString(),
+          }
+        : {}),
       ingestionRate: api + rule,
       numSeries: head?.activeCount ?? 0,
       APIIngestionRate: api,

@@ -10,11 +10,11 @@ export interface Params {
   all(name: string): string[];
 }
 
-/** the query string, plus the form body of a POST */
+/** the query string, plus the form body of a POST or PUT (as Go's ParseForm reads them) */
 export async function paramsOf(c: Context): Promise<Params> {
   const url = new URL(c.req.url);
   const values = new URLSearchParams(url.search);
-  if (c.req.method === "POST") {
+  if (c.req.method === "POST" || c.req.method === "PUT") {
     const type = c.req.header("Content-Type") ?? "";
     if (type.includes("application/x-www-form-urlencoded")) {
       for (const [k, v] of new URLSearchParams(await c.req.text())) values.append(k, v);

@@ -6,11 +6,11 @@ import type { Context, Hono } from "hono";
 import { ApiError } from "../../../lib/errors.ts";
 import type { Semaphore } from "../../../lib/semaphore.ts";
 import type { HeadSeries } from "../core/head.ts";
-import { matcherPredicate } from "../core/matchers.ts";
-import { instantQueryJson, parsePromQL, parsePromQLCached, PromQLParseError, rangeQueryJson, selectorsOf } from "../core/promql/index.ts";
+import { instantQueryJson, parsePromQLCached, PromQLParseError, rangeQueryJson } from "../core/promql/index.ts";
 import { newBudget, type MetricsStore, type QueryBudget } from "../core/store.ts";
 import type { Matcher, MetricsLimitsSource, SampleQuerier } from "../core/types.ts";
 import { isValidLabelName } from "../core/validate.ts";
+import { parseSelector } from "./match-selectors.ts";
 import { invalidParam, MAX_TIME, MIN_TIME, paramsOf, parseDurationParam, parseTimeParam, type Params } from "./params.ts";
 import { readerOf, type TenantGate } from "./tenant.ts";
 
@@ -167,23 +167,6 @@ export function registerQueries(app: Hono, deps: QueryDeps): void {
     app.get(`${prefix}/metadata`, metadata);
     app.on(["GET", "POST"], `${prefix}/query_exemplars`, exemplars);
   }
-}
-
-/** a match[] selector: one vector selector with at least one matcher that does not match the empty value */
-function parseSelector(text: string): Matcher[] {
-  let matchers: Matcher[][];
-  try {
-    matchers = selectorsOf(parsePromQL(text));
-  } catch (err) {
-    if (err instanceof PromQLParseError) {
-      if (err.message.includes("at least one non-empty matcher")) throw invalidParam("match[]", "match[] must contain at least one non-empty matcher");
-      throw invalidParam("match[]", err.message);
-    }
-    throw err;
-  }
-  if (matchers.length !== 1) throw invalidParam("match[]", `1:1: parse error: expected a vector selector, got "${text}"`);
-  if (matchers[0]!.every((m) => matcherPredicate(m)(""))) throw invalidParam("match[]", "match[] must contain at least one non-empty matcher");
-  return matchers[0]!;
 }
 
 function compareLabels(a: Record<string, string>, b: Record<string, string>): number {

@@ -5,6 +5,7 @@
 import type { Hono } from "hono";
 import { stringify } from "yaml";
 import { maskedConfig } from "../../../config/masked.ts";
+import { metricsAnswer } from "../../../lib/http/metrics-exposition.ts";
 import type { Config } from "../../../config/schema.ts";
 import { runtimeVersion } from "../../../platform/runtime.ts";
 import { COMMIT, VERSION } from "../../../version.ts";
@@ -14,7 +15,7 @@ import type { StoreAuth } from "../../../store-access/http.ts";
 export function registerStatus(app: Hono, config: Config, metrics: MetricsStoreMetrics, auth: StoreAuth): void {
   app.get("/metrics", async (c) => {
     auth.allTenants(c, "metrics:read");
-    return c.text(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType });
+    return metricsAnswer(c, metrics.registry);
   });
   const buildinfo = {
     status: "success",

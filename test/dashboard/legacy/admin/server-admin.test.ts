@@ -17,7 +17,7 @@ describe("GET /api/admin/settings and /api/admin/stats (in memory)", () => {
   it("GET /api/admin/settings -> sections of strings, nested blocks as dotted keys, secrets redacted", async () => {
     const r = await t.api.get("/api/admin/settings", { auth: ADMIN });
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(["auth", "dashboard", "logs", "metrics", "security", "server", "storage"]);
+    expect(Object.keys(r.body).sort()).toEqual(["auth", "backups", "dashboard", "logs", "metrics", "security", "server", "storage"]);
     expect(r.body.auth).toMatchObject({ "ldap.enabled": "false" });
     for (const section of Object.values(r.body) as Array<Record<string, unknown>>) {
       for (const value of Object.values(section)) expect(typeof value).toBe("string");

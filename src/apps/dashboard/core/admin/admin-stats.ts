@@ -4,6 +4,7 @@
 // the data dir.
 import type { PGlite } from "@electric-sql/pglite";
 import { cachedDirectorySize } from "../../../../lib/dir-size.ts";
+import type { DiskGuard } from "../../../../lib/disk-guard.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -55,11 +56,19 @@ select
   (select count(*) from users where is_service_account)::int as "serviceAccounts",
   (select count(*) from api_tokens)::int as "serviceAccountTokens"`;
 
+/** the server-wide counts, in one round trip (GET /api/admin/stats, and the totals of GET /metrics) */
+export async function countStats(pg: PGlite, now: number): Promise<Record<string, number>> {
+  const r = await pg.query<Record<string, number>>(STATS_SQL, [new Date(now - 30 * DAY_MS), new Date(now - DAY_MS), new Date(now)]);
+  return r.rows[0]!;
+}
+
 export interface AdminStatsDeps {
   pg: PGlite;
   /** the data dir; undefined when the database lives in memory */
   dataDir: string | undefined;
   now: () => number;
+  /** the data dir's cap: its last measurement */
+  disk?: Pick<DiskGuard, "usage" | "refusal"> | undefined;
 }
 
 /** the data dir's size is walked at most every 10 s: it may hold thousands of files */
@@ -68,17 +77,20 @@ const STORAGE_TTL_MS = 10_000;
 export function createAdminStats(deps: AdminStatsDeps): () => Promise<Record<string, unknown>> {
   const dirSize = deps.dataDir === undefined ? async () => 0 : cachedDirectorySize(deps.dataDir, STORAGE_TTL_MS, deps.now);
   return async () => {
-    const now = deps.now();
-    const r = await deps.pg.query<Record<string, number>>(STATS_SQL, [
-      new Date(now - 30 * DAY_MS), new Date(now - DAY_MS), new Date(now),
-    ]);
-    const counts = r.rows[0]!;
+    const counts = await countStats(deps.pg, deps.now());
     return {
       ...counts,
       // Outpost has no dashboard snapshots; "active" already means seen within 30 days
       snapshots: 0,
       monthlyActiveUsers: counts.activeUsers,
-      storage: { dataDir: deps.dataDir ?? null, bytes: await dirSize() },
+      storage: { dataDir: deps.dataDir ?? null, bytes: await dirSize(), ...diskFigures(deps.disk) },
     };
   };
+}
+
+/** the cap, the filesystem's free space and whether pushes are refused, as the disk guard last measured them */
+function diskFigures(disk: AdminStatsDeps["disk"]): Record<string, unknown> {
+  const u = disk?.usage();
+  if (!u) return {};
+  return { cap: u.cap ?? null, free: u.free ?? null, filesystemBytes: u.size ?? null, pushesRefused: disk?.refusal() ?? null };
 }

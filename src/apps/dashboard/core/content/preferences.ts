@@ -4,7 +4,7 @@
 // user resolve user, then teams, then organization, then the server defaults.
 import type { PGlite } from "@electric-sql/pglite";
 import { badRequest } from "../../../../lib/errors.ts";
-import { reloadable } from "../../../../lib/reloadable.ts";
+import { reloadable, type ReadModelStats } from "../../../../lib/reloadable.ts";
 
 export interface Preferences {
   theme?: string;
@@ -65,6 +65,8 @@ export interface PreferenceStore {
   patch(owner: Owner, p: Preferences): Promise<void>;
   /** what applies to a user in an organization, teams in ascending id order */
   effective(orgId: number, userId: number, teamIds: readonly number[]): Promise<Preferences & typeof DEFAULT_PREFERENCES>;
+  /** loads so far (GET /metrics) */
+  readonly stats: ReadModelStats;
 }
 
 /**
@@ -108,6 +110,7 @@ export function createPreferenceStore(pg: PGlite): PreferenceStore {
       const layers = [{ orgId }, ...teamIds.map((teamId) => ({ orgId, teamId })), { orgId, userId }];
       return Object.assign({ ...DEFAULT_PREFERENCES }, ...layers.map((o) => all.get(ownerKey(o)) ?? {}));
     },
+    stats: rows.stats,
   };
   return store;
 }

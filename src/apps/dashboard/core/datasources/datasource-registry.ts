@@ -3,6 +3,7 @@
 // proxy never wait for the database. Lookups are synchronous for that reason:
 // route guards resolve name and id scopes to the uid through them.
 import type { PGlite } from "@electric-sql/pglite";
+import type { ReadModelStats } from "../../../../lib/reloadable.ts";
 
 export interface DataSourceRecord {
   id: number;
@@ -40,6 +41,8 @@ export interface DataSourceRegistry {
   all(): DataSourceRecord[];
   put(record: DataSourceRecord): void;
   remove(record: DataSourceRecord): void;
+  /** loaded once; puts and removes since (GET /metrics) */
+  readonly stats: ReadModelStats;
 }
 
 export const SELECT_DATA_SOURCES = `
@@ -105,6 +108,7 @@ export async function loadDataSources(pg: PGlite): Promise<DataSourceRegistry> {
     sorted.delete(old.orgId);
   };
   for (const r of rows.rows) index(toRecord(r, fields.get(secretOwner(Number(r.id))) ?? []));
+  const stats = { loads: 1, updates: 0 };
 
   return {
     byUid: (orgId, uid) => byUid.get(`${orgId}\n${uid}`),
@@ -125,11 +129,14 @@ export async function loadDataSources(pg: PGlite): Promise<DataSourceRegistry> {
     },
     all: () => [...byId.values()],
     put(record) {
+      stats.updates++;
       unindex(record.id);
       index(record);
     },
     remove(record) {
+      stats.updates++;
       unindex(record.id);
     },
+    stats,
   };
 }

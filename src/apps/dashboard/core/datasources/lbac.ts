@@ -10,7 +10,7 @@
 // Admins and server admins are never restricted.
 import type { PGlite } from "@electric-sql/pglite";
 import { ApiError, badRequest, forbidden } from "../../../../lib/errors.ts";
-import { reloadable } from "../../../../lib/reloadable.ts";
+import { reloadable, type ReadModelStats } from "../../../../lib/reloadable.ts";
 import type { AccessModel } from "../identity/index.ts";
 import type { Identity } from "../identity/index.ts";
 import type { DataSourceRecord } from "./datasource-registry.ts";
@@ -46,6 +46,8 @@ export interface Lbac {
   replace(ds: DataSourceRecord, input: readonly TeamRulesInput[]): Promise<TeamRules[]>;
   /** the query paths' hook (core/datasources/log-query-restriction.ts) */
   restrictionOf: RestrictionOf;
+  /** loads of the rules so far (GET /metrics) */
+  readonly stats: ReadModelStats;
 }
 
 export function createLbac(pg: PGlite, model: AccessModel): Lbac {
@@ -135,6 +137,7 @@ export function createLbac(pg: PGlite, model: AccessModel): Lbac {
       }
       return { rewrite: (query) => injectMatchers(query, restriction) };
     },
+    stats: rules.stats,
   };
 }
 

@@ -3,7 +3,7 @@
 // after any write to them (DESIGN rule 7: no round trip per request). Every
 // identity write goes through a service that calls invalidate().
 import type { PGlite } from "@electric-sql/pglite";
-import { reloadable } from "../../../../lib/reloadable.ts";
+import { reloadable, type ReadModelStats } from "../../../../lib/reloadable.ts";
 import { BASIC_ROLES, basicRolePermissions, type OrgRole } from "./basic-roles.ts";
 import { DATASOURCE_LEVEL_ACTIONS, type DataSourcePermissionLevel } from "./datasource-permission-levels.ts";
 import { mergePermissionSets, toPermissionSet, withManagedGrants, type Permission, type PermissionSet } from "./permissions.ts";
@@ -79,6 +79,8 @@ export interface AccessModel {
   snapshot(): Promise<Snapshot>;
   /** call after every write to identity tables */
   invalidate(): void;
+  /** rebuilds so far (GET /metrics) */
+  readonly stats: ReadModelStats;
   /** the effective permissions of a user in an organization they belong to */
   permissionsOf(snap: Snapshot, user: UserRecord, orgId: number, orgRole: OrgRole): PermissionSet;
 }
@@ -113,6 +115,7 @@ export function createAccessModel(pg: PGlite, options: AccessModelOptions): Acce
       return snapshot.get();
     },
     invalidate: () => snapshot.invalidate(),
+    stats: snapshot.stats,
     permissionsOf(snap, user, orgId, orgRole) {
       const key = `${user.id}:${orgId}:${orgRole}`;
       let permissionCache = permissionCaches.get(snap);

@@ -107,6 +107,9 @@ const serverAdmin: Permission[] = [
   p("accesspolicies:read"), p("accesspolicies:write"), p("accesspolicies:delete"),
   // the LDAP debug API (the real product's fixed:ldap roles, granted to server admins)
   p("ldap.status:read"), p("ldap.user:read"), p("ldap.user:sync"), p("ldap.config:reload"),
+  // backups of the whole server (legacy/admin/backups.ts): every hash and sealed secret is in one, and the key to
+  // the sealed secrets in one made with it
+  p("server.backups:read"), p("server.backups:create"), p("server.backups:delete"), p("server.backups.secretkey:read"),
 ];
 
 /** name, uid and permissions of each basic role, as the RBAC API shows them */

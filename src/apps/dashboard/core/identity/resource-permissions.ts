@@ -12,6 +12,7 @@
 // each write: a check is a map lookup per scope, never a database round trip,
 // and a new dashboard does not rebuild the access model.
 import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { ReadModelStats } from "../../../../lib/reloadable.ts";
 import type { OrgRole } from "./basic-roles.ts";
 
 export type ManagedKind = "folders" | "dashboards";
@@ -135,6 +136,8 @@ export interface ResourcePermissions {
   forgetOrg(orgId: number): void;
   /** changes whenever any entry changes (caches of what a caller may read key on it) */
   revision(): number;
+  /** loaded once; folders and dashboards whose entries changed since (GET /metrics) */
+  readonly stats: ReadModelStats;
 }
 
 export function createResourcePermissions(pg: PGlite): ResourcePermissions {
@@ -151,8 +154,10 @@ export function createResourcePermissions(pg: PGlite): ResourcePermissions {
     }
   };
   let revision = 0;
+  const stats = { loads: 0, updates: 0 };
   const put = (orgId: number, kind: ManagedKind, uid: string, entries: ManagedEntry[]) => {
     revision++;
+    if (stats.loads) stats.updates++;
     const key = keyOf(orgId, scopeOf(kind, uid));
     count(orgId, kind, byScope.get(key) ?? [], -1);
     if (entries.length) byScope.set(key, entries);
@@ -168,6 +173,7 @@ export function createResourcePermissions(pg: PGlite): ResourcePermissions {
       grouped.set(key, g);
     }
     for (const g of grouped.values()) put(g.orgId, g.kind, g.uid, g.entries);
+    stats.loads = 1;
   });
 
   const insert = async (tx: Transaction | PGlite, orgId: number, kind: ManagedKind, uid: string, list: readonly EntryInput[]) => {
@@ -213,6 +219,7 @@ export function createResourcePermissions(pg: PGlite): ResourcePermissions {
       put(orgId, kind, uid, [...(byScope.get(keyOf(orgId, scopeOf(kind, uid))) ?? []), ...added]);
     },
     revision: () => revision,
+    stats,
     async forgetUser(orgId, userId) {
       await pg.query("delete from resource_permissions where org_id = $1 and user_id = $2", [orgId, userId]);
       for (const [key, entries] of [...byScope]) {

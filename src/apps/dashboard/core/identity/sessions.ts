@@ -14,10 +14,17 @@ export interface SessionStore {
   revoke(token: string): Promise<void>;
   /** drops the cache (after sessions were deleted in the database) */
   forget(): void;
+  /** how many sessions have not expired (GET /metrics) */
+  active(): Promise<number>;
 }
+
+/** how long a count of live sessions is reused; a sign-in, sign-out or identity write counts again */
+const ACTIVE_COUNT_TTL_MS = 30_000;
 
 export function createSessionStore(pg: PGlite, lifetimeMs: number, now: () => number): SessionStore {
   const cache = new Map<string, { userId: number; expiresAt: number } | null>();
+  /** the last count of live sessions: at most one query per ACTIVE_COUNT_TTL_MS, however often /metrics is scraped */
+  let counted: { at: number; count: Promise<number> } | undefined;
   return {
     async create(userId, info) {
       const token = randomBytes(32).toString("base64url");
@@ -28,6 +35,7 @@ export function createSessionStore(pg: PGlite, lifetimeMs: number, now: () => nu
       );
       // expired sessions are removed as new ones are made
       await pg.query("delete from sessions where expires_at < $1", [new Date(now())]);
+      counted = undefined;
       return { token, expiresAt };
     },
     async lookup(token) {
@@ -46,7 +54,29 @@ export function createSessionStore(pg: PGlite, lifetimeMs: number, now: () => nu
       const hash = sha256(token);
       cache.delete(hash);
       await pg.query("delete from sessions where token_hash = $1", [hash]);
+      counted = undefined;
     },
-    forget: () => cache.clear(),
+    forget() {
+      cache.clear();
+      counted = undefined;
+    },
+    active() {
+      const t = now();
+      if (!counted || t - counted.at >= ACTIVE_COUNT_TTL_MS) {
+        const mine: { at: number; count: Promise<number> } = {
+          at: t,
+          count: pg.query<{ n: number }>("select count(*)::int as n from sessions where expires_at > $1", [new Date(t)]).then(
+            (r) => r.rows[0]!.n,
+            (err: unknown) => {
+              // a failed count is not kept
+              if (counted === mine) counted = undefined;
+              throw err;
+            },
+          ),
+        };
+        counted = mine;
+      }
+      return counted.count;
+    },
   };
 }

@@ -12,11 +12,11 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { join } from "node:path";
 import type { Config } from "../../../../config/schema.ts";
-import { generateKey, keyFileStamp, readKeyFile, writeKeyFile } from "../../../../lib/key-file.ts";
+import { DATA_DIR_KEY_FILE, generateKey, keyFileStamp, readKeyFile, writeKeyFile } from "../../../../lib/key-file.ts";
 import type { Logger } from "../../../../lib/logger.ts";
 import { createKeySet, createSecrets, type Secrets } from "./secrets.ts";
 
-export const KEY_FILE = "secret.key";
+export const KEY_FILE = DATA_DIR_KEY_FILE;
 /** how often the server looks for a rotated key file */
 export const KEY_FILE_POLL_MS = 2_000;
 

@@ -18,6 +18,7 @@ import { movableBuffers, type ChunkSource } from "../columns.ts";
 import { textOf, type LogQuery, type MetricQuery, type RangeAggregation, type VectorAggregation } from "./parse.ts";
 import { categorize, type EntryCategories, type LabelKinds } from "./metadata.ts";
 import { matchesAll, runPipeline, type Processed } from "./pipeline.ts";
+import { deleteTest, touchingOf, type ActiveDelete, type DeleteInput, type DeleteTest } from "../deletion/query.ts";
 
 export interface Source {
   store: LogStore;
@@ -31,6 +32,8 @@ export interface Source {
   signal?: AbortSignal | undefined;
   /** the most series a metric query may hold (Loki's max_query_series; 0 or absent: no limit) */
   maxSeries?: number | undefined;
+  /** a tenant's delete requests not yet processed: the lines they match are left out of answers (deletion/) */
+  deletes?: ((tenant: string) => readonly ActiveDelete[]) | undefined;
 }
 
 /** chunk scans on this thread, where no pool was given */
@@ -108,6 +111,19 @@ function linkedAbort(outer: AbortSignal | undefined): { ctl: AbortController; un
 export interface SelectedStream {
   stream: Stream;
   labels: Record<string, string>;
+}
+
+/**
+ * The pending delete requests that touch a selected stream in [from, to]
+ * (their selector matches its own labels), for its tasks, and their test of
+ * the entries read here; none (the usual case): nothing is checked.
+ */
+function deletesOf(src: Source, s: SelectedStream, from: bigint, to: bigint): { inputs: DeleteInput[] | undefined; test: DeleteTest | undefined } {
+  const all = src.deletes?.(s.stream.tenant);
+  if (!all?.length) return { inputs: undefined, test: undefined };
+  const touching = touchingOf(s.stream, all).filter((d) => d.to >= from && d.from < to);
+  if (!touching?.length) return { inputs: undefined, test: undefined };
+  return { inputs: touching.map((d) => ({ query: d.query, from: d.from, to: d.to })), test: deleteTest(touching, s.stream.labels) };
 }
 
 export function selectStreams(src: Source, query: LogQuery): SelectedStream[] {
@@ -261,7 +277,8 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
     return out;
   });
   const pace = pacer(ctl.signal);
-  const lanes = selected.map((s) => ({
+  const deletes = selected.map((s) => deletesOf(src, s, from, to));
+  const lanes = selected.map((s, lane) => ({
     runs: src.store.runs(s.stream).map((run) => {
       const chunk = run.chunk;
       // stored chunks are scanned by tasks; chunks not yet written too when the query filters (it may
@@ -273,7 +290,7 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
       return ahead.add(run, async () => {
         const source = await sourceOf();
         if (!source) return undefined;
-        return { source, query: text, labels: s.labels, from, to, limit, backward, maxTemplateOutput: src.maxTemplateOutput, categorize: categorized };
+        return { source, query: text, labels: s.labels, from, to, limit, backward, maxTemplateOutput: src.maxTemplateOutput, categorize: categorized, deletes: deletes[lane]!.inputs };
       });
     }),
   }));
@@ -287,6 +304,8 @@ export async function runLogQuery(src: Source, q: LogQuery, from: bigint, to: bi
       (lane, e) => {
         const s = selected[lane]!;
         const scanned = (e as ScannedEntry).scanned ? (e as ScannedEntry) : undefined;
+        // entries read here (tasks leave deleted ones out themselves)
+        if (!scanned && deletes[lane]!.test?.(e.ts, e.line, e.metadata)) return true;
         const p: Processed | undefined = scanned ? { line: e.line, labels: scanned.labels ?? s.labels, kinds: scanned.kinds } : pipeline(e, s.labels);
         if (!p) return true;
         if (categorized) {
@@ -388,6 +407,7 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
   // in-memory runs are read as they are now (a head changes while the query waits)
   const inMemory: Array<{ lane: number; rank: number; entries: readonly Entry[] }> = [];
   const selected = selectStreams(src, r.query);
+  const deletes = selected.map((s) => deletesOf(src, s, from, to));
   selected.forEach((s, lane) => {
     src.store.runs(s.stream).forEach((run, rank) => {
       if (run.to < from || run.from >= to) return;
@@ -417,7 +437,7 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
       for (const item of batch) {
         const source = await item.source();
         if (!source) continue;
-        inputs.push({ source, query: text!, labels: item.labels, from, to, steps: stepTimes, rangeMs: r.rangeMs, grouping, maxSeries: src.maxSeries, maxTemplateOutput: src.maxTemplateOutput });
+        inputs.push({ source, query: text!, labels: item.labels, from, to, steps: stepTimes, rangeMs: r.rangeMs, grouping, maxSeries: src.maxSeries, maxTemplateOutput: src.maxTemplateOutput, deletes: deletes[item.lane]!.inputs });
         scanned.push(item);
       }
       if (!inputs.length) return;
@@ -461,6 +481,7 @@ async function accumulate(src: Source, r: RangeAggregation, steps: number[], tex
         const e = entries[i]!;
         if (e.ts < from || e.ts >= to) continue;
         if (pre && !pre(e.line, s.labels, e.metadata)) continue;
+        if (deletes[lane]!.test?.(e.ts, e.line, e.metadata)) continue;
         const p = runPipeline(r.query.stages, e.line, s.labels, src.maxTemplateOutput, e.metadata);
         if (!p) continue;
         const labels = grouping ? groupLabels(p.labels, grouping) : p.labels;
