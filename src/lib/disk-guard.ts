@@ -127,12 +127,18 @@ export function createDiskGuard(o: DiskGuardOptions): DiskGuard {
 
   /** how many bytes to free now: past the cap, or under the free-space floor */
   const pending = () => reclaimers.reduce((n, r) => n + (r.pendingBytes?.() ?? 0), 0);
-  const excess = (u: DiskUsage): number => {
+  /**
+   * how many bytes to free: past the cap or under the free-space floor (`dropping`: a drop under
+   * way goes on to 5% under them, so the next write does not start another)
+   */
+  const excess = (u: DiskUsage, dropping = false): number => {
+    const margin = dropping ? 1 - HEADROOM : 1;
     const effective = Math.max(0, u.used - credit - pending());
     let need = 0;
-    if (u.cap !== undefined && effective > u.cap) need = effective - Math.floor(u.cap * (1 - HEADROOM));
+    if (u.cap !== undefined && effective > u.cap * margin) need = effective - Math.floor(u.cap * margin);
     const free = u.free === undefined ? undefined : u.free + credit + pending();
-    if (o.minFree > 0 && free !== undefined && free < o.minFree) need = Math.max(need, o.minFree - free + Math.floor(o.minFree * HEADROOM));
+    const floor = o.minFree * (2 - margin);
+    if (o.minFree > 0 && free !== undefined && free < floor) need = Math.max(need, Math.ceil(floor - free));
     return need;
   };
 
@@ -148,7 +154,7 @@ export function createDiskGuard(o: DiskGuardOptions): DiskGuard {
     const from = Math.min(...oldest);
     const to = Math.max(o.now(), ...oldest);
     let freed = 0;
-    for (let k = 1; k <= SLICES && excess(u) > 0; k++) {
+    for (let k = 1; k <= SLICES && excess(u, true) > 0; k++) {
       const cutoff = k === SLICES ? to + 1 : Math.floor(from + ((to - from) * k) / SLICES);
       for (const r of reclaimers) {
         const n = await r.dropBefore(cutoff);
