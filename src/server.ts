@@ -4,7 +4,7 @@
 import { createBackups } from "./backup/service.ts";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Config } from "./config/schema.ts";
-import { openDatabase, type Database } from "./db/open.ts";
+import { openDatabase, postgresOf, type Database } from "./db/open.ts";
 import { createDiskGuard, lowSpaceWarning } from "./lib/disk-guard.ts";
 import { createLifecycle, type Lifecycle } from "./lib/lifecycle.ts";
 import type { Logger } from "./lib/logger.ts";
@@ -42,6 +42,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   const opening = openDatabase({
     dataDir: config.storage.in_memory ? undefined : config.storage.data_dir,
     logger,
+    postgres: postgresOf(config.storage),
   });
   const loading = Promise.all([loadApps(config), adminFiles()]);
   const [opened, loaded] = await Promise.allSettled([opening, loading]);
@@ -113,6 +114,11 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       backups.addSource(metrics.backup);
       apps.push(["metrics", config.metrics.http_port, metrics.app.fetch]);
     }
+    // other nodes' writes (PostgreSQL): the read models registered above; listening before the first request
+    db.changes.on("store_access", ["store_access_policies", "store_access_tokens"], () => {
+      access.reload().catch((err: unknown) => logger.error("reloading the stores' access policies and tokens failed", { err: String(err) }));
+    });
+    await db.changes.start();
     if (disk) {
       const usage = await disk.check();
       const low = lowSpaceWarning(usage, config.storage.min_free_disk_space);

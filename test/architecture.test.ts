@@ -133,6 +133,10 @@ describe("architecture rules", () => {
     expect(files.find((f) => f.path === "lib/arktype-jitless.ts")!.text).toMatch(/configure\(\{ jitless: true \}\)/);
   });
 
+  it("only db/ knows the database engines (PGlite, node-postgres): everything else uses db/sql.ts", () => {
+    expect(violations((file, target) => /^(@electric-sql\/pglite|pg)(\/|$)/.test(target) && !file.startsWith("db/") && !file.startsWith("platform/"))).toEqual([]);
+  });
+
   it("node-forge (lib/pki.ts) is loaded on demand by `outpost certs`, not by every start", () => {
     const staticImports = files.filter((f) => f.path !== "lib/pki.ts" && /^\s*import\s[^;]*?from\s*["'][^"']*(pki\.ts|node-forge)["']/m.test(f.text));
     expect(staticImports.map((f) => f.path)).toEqual([]);

@@ -22,6 +22,10 @@ import { COMMIT, VERSION } from "../version.ts";
 import { ARCHIVE_FORMAT, ARCHIVE_NAME, archiveName, isScheduledName, type Manifest } from "./manifest.ts";
 
 // the archive code (tar-stream, zlib's streams) is loaded when first used, not at every start
+/** why a server on PostgreSQL makes no backups of its own */
+const SERVER_DATABASE =
+  "backups archive the embedded database: this server's database is a PostgreSQL server (storage.database_url); back it up with the server's own tools (pg_dump, or base backups with WAL archiving) as docs/operations.md describes";
+
 const archiveCode = () => Promise.all([import("./read-archive.ts"), import("./snapshot.ts"), import("./write-archive.ts")]);
 
 export interface BackupInfo {
@@ -161,6 +165,7 @@ export function createBackups(o: BackupOptions): Backups {
 
   const start: Backups["start"] = ({ includeSecretKey, scheduled = false }) => {
     if (!dir || !dataDir) throw new ApiError(400, "backups need a data dir: this server keeps everything in memory (storage.in_memory)");
+    if (o.db.backend === "postgres") throw new ApiError(400, SERVER_DATABASE);
     if (closed) throw new ApiError(503, "the server is stopping");
     if (running) throw new ApiError(409, `a backup is already running (${running.info.name}): one runs at a time`, { body: { name: running.info.name } });
     const at = new Date(now());
@@ -215,7 +220,8 @@ export function createBackups(o: BackupOptions): Backups {
   };
 
   const schedule = o.config.backups.schedule;
-  const job = dir && schedule
+  if (dir && schedule && o.db.backend === "postgres") logger.warn(`backups.schedule is ignored: ${SERVER_DATABASE}`);
+  const job = dir && schedule && o.db.backend !== "postgres"
     ? new Cron(schedule, { unref: true, protect: true }, () => {
       if (running) return logger.warn("scheduled backup skipped: a backup is still running", { running: running.info.name });
       try {

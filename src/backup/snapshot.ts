@@ -80,7 +80,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     for (const source of o.sources) pins.push(await source.pin());
     o.signal?.throwIfAborted();
     const pg = o.db.pg;
-    await pg.exec("checkpoint");
+    await pg.checkpoint();
     await mkdir(o.stagingDir, { recursive: true, mode: 0o700 });
     let pinned: PinnedFile[] = [];
     let others: { files: ArchiveFile[]; dirs: string[] } = { files: [], dirs: [] };

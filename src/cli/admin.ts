@@ -15,7 +15,7 @@ import { setPassword } from "../apps/dashboard/core/identity/users.ts";
 import { identityOptionsFrom } from "../apps/dashboard/identity-options.ts";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { DataDirInUseError } from "../db/lock.ts";
-import { openDatabase } from "../db/open.ts";
+import { openDatabase, postgresOf } from "../db/open.ts";
 import { SchemaTooNewError } from "../db/migrate.ts";
 import { silentLogger } from "../lib/logger.ts";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./exit-codes.ts";
@@ -37,7 +37,7 @@ async function withIdentity<T>(opts: Common, env: Record<string, string | undefi
     if (err instanceof ConfigError) throw new CliError(err.message, EXIT_USAGE);
     throw err;
   }
-  const db = await openDatabase({ dataDir: config.storage.data_dir, logger: silentLogger }).catch((err: unknown) => {
+  const db = await openDatabase({ dataDir: config.storage.data_dir, logger: silentLogger, postgres: postgresOf(config.storage) }).catch((err: unknown) => {
     if (err instanceof DataDirInUseError) throw new CliError(`${err.message} (stop the server first: admin commands work offline)`, EXIT_FAILURE);
     if (err instanceof SchemaTooNewError) throw new CliError(err.message, EXIT_FAILURE);
     throw err;

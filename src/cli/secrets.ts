@@ -11,7 +11,7 @@ import { createKeySet, createSecrets } from "../apps/dashboard/core/secrets/secr
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { DataDirInUseError } from "../db/lock.ts";
 import { SchemaTooNewError } from "../db/migrate.ts";
-import { openDatabase } from "../db/open.ts";
+import { openDatabase, postgresOf } from "../db/open.ts";
 import { createKeyring } from "../lib/envelope.ts";
 import { generateKey, readKeyFile, writeKeyFile } from "../lib/key-file.ts";
 import { silentLogger } from "../lib/logger.ts";
@@ -65,7 +65,7 @@ async function rotate(opts: RotateOptions, env: Record<string, string | undefine
 
   let db;
   try {
-    db = await openDatabase({ dataDir: dir, logger: silentLogger });
+    db = await openDatabase({ dataDir: dir, logger: silentLogger, postgres: postgresOf(config.storage) });
   } catch (err) {
     if (err instanceof DataDirInUseError) return waitForServer(file, next, id, waitMs);
     if (err instanceof SchemaTooNewError) throw new CliError(err.message, EXIT_FAILURE);

@@ -316,6 +316,10 @@ export const configSchema = type({
   storage: {
     data_dir: nonEmpty,
     in_memory: "boolean",
+    database_url: type("string").narrow((s, ctx) => s === "" || /^postgres(ql)?:\/\/\S+$/i.test(s) || ctx.mustBe("empty (the embedded database) or a postgres:// URL")),
+    database_password_file: "string",
+    database_ca_file: "string",
+    database_max_connections: type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
     max_disk_usage: diskCap,
     disk_check_interval: positiveDuration,
     min_free_disk_space: size,

@@ -1,13 +1,13 @@
 // How long the database's queries take, as the dashboard's /metrics shows it
 // (svc_database_queries_duration_seconds{status}: the real dashboard
 // product's database_queries_duration_seconds, its buckets too). Recorded on
-// the PGlite instance itself, so no caller changes: query() (sql`` goes
-// through it), exec(), and the query(), sql`` and exec() of a transaction's
-// handle. The time is what the caller waits, a wait for the single
-// connection included (PGlite runs one statement at a time). Each
+// the database object itself, so no caller changes: query(), exec(), and the
+// query() and exec() of a transaction's handle. The time is what the caller
+// waits, a wait for a connection included (PGlite runs one statement at a
+// time; PostgreSQL's pool has a few connections). Each
 // observation costs two clock reads and one map lookup: nothing next to a
 // statement's ~0.3 ms.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "./sql.ts";
 import { exponentialBuckets, LabelledHistogram } from "../lib/labelled-histogram.ts";
 
 export function queryDurations(): LabelledHistogram {
@@ -33,18 +33,11 @@ function timed<F extends Statement>(run: F, histogram: LabelledHistogram): F {
   }) as F;
 }
 
-/** records every statement run through `pg` into `histogram` */
-export function timeQueries(pg: PGlite, histogram: LabelledHistogram): void {
+/** records every statement run through `pg`, and through its transactions' handles, into `histogram` */
+export function timeQueries(pg: Sql, histogram: LabelledHistogram): void {
   pg.query = timed(pg.query.bind(pg), histogram);
   pg.exec = timed(pg.exec.bind(pg), histogram);
   const transaction = pg.transaction.bind(pg);
-  pg.transaction = <T>(callback: (tx: Transaction) => Promise<T>) =>
-    transaction((tx) => {
-      // the handle's own methods (a plain object): they run the statements without pg.query
-      const sql = tx.sql.bind(tx);
-      tx.query = timed(tx.query.bind(tx), histogram);
-      tx.exec = timed(tx.exec.bind(tx), histogram);
-      tx.sql = timed(sql, histogram);
-      return callback(tx);
-    });
+  pg.transaction = <T>(callback: (tx: SqlTx) => Promise<T>) =>
+    transaction((tx) => callback({ query: timed(tx.query.bind(tx), histogram), exec: timed(tx.exec.bind(tx), histogram) }));
 }

@@ -6,7 +6,7 @@
 // round trip, no slow hash (a token is 192 random bits: a fast digest is
 // enough, as for the metrics admin token).
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../db/sql.ts";
 import { ApiError, conflict, notFound } from "../lib/errors.ts";
 import {
   etagOf,
@@ -34,6 +34,8 @@ export type Verified =
 export type IfMatch = string | undefined | null;
 
 export interface StoreAccess {
+  /** another node changed policies or tokens: both read again, swapped in at once */
+  reload(): Promise<void>;
   listPolicies(): AccessPolicy[];
   /** throws 404 */
   getPolicy(name: string): AccessPolicy;
@@ -69,7 +71,7 @@ export interface StoreAccess {
 export const ADMIN_POLICY = "__admin__";
 
 export interface StoreAccessOptions {
-  pg: PGlite;
+  pg: Sql;
   /** the metrics store's cluster name (metrics.cluster_name): a realm may name it */
   cluster: string;
   now?: () => number;
@@ -155,12 +157,24 @@ export async function openStoreAccess(options: StoreAccessOptions): Promise<Stor
   const byHash = new Map<string, string>();
   const hashOf = new Map<string, string>();
 
-  for (const r of (await pg.query<PolicyRow>("select * from store_access_policies")).rows) policies.set(r.name, policyFromRow(r));
-  for (const r of (await pg.query<TokenRow>("select * from store_access_tokens")).rows) {
-    tokens.set(r.name, tokenFromRow(r));
-    byHash.set(r.hash, r.name);
-    hashOf.set(r.name, r.hash);
-  }
+  /** both tables again, swapped in at once (another node changed them) */
+  const load = async () => {
+    const [p, t] = await Promise.all([
+      pg.query<PolicyRow>("select * from store_access_policies"),
+      pg.query<TokenRow>("select * from store_access_tokens"),
+    ]);
+    policies.clear();
+    tokens.clear();
+    byHash.clear();
+    hashOf.clear();
+    for (const r of p.rows) policies.set(r.name, policyFromRow(r));
+    for (const r of t.rows) {
+      tokens.set(r.name, tokenFromRow(r));
+      byHash.set(r.hash, r.name);
+      hashOf.set(r.name, r.hash);
+    }
+  };
+  await load();
   const usage = createAccessUsage();
   /**
    * secret -> digest of the secrets that verified: a client sends the same
@@ -205,6 +219,11 @@ export async function openStoreAccess(options: StoreAccessOptions): Promise<Stor
     cluster,
     usage,
     now,
+    async reload() {
+      await load();
+      // a secret that verified may belong to a token now gone
+      digests.clear();
+    },
     listPolicies: () => sortedByName(policies.values()),
     getPolicy,
     async createPolicy(body) {

@@ -28,7 +28,10 @@ describe("configuration", () => {
     expect(c.metrics.http_port).toBe(9009);
     expect(c.server.host).toBe("127.0.0.1");
     expect(c.server.edition).toBe("oss");
-    expect(c.storage).toEqual({ data_dir: "./outpost-data", in_memory: false, min_free_disk_space: 100 * 1024 * 1024, disk_check_interval: 30_000 });
+    expect(c.storage).toEqual({
+      data_dir: "./outpost-data", in_memory: false, min_free_disk_space: 100 * 1024 * 1024, disk_check_interval: 30_000,
+      database_url: "", database_password_file: "", database_ca_file: "", database_max_connections: 10,
+    });
     expect(c.server.max_request_body_size).toBe(16 * 1024 * 1024);
     expect(c.server.shutdown_timeout).toBe(10_000);
     expect(c.logs.enabled).toBe(true);

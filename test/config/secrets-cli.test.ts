@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKeySet, createSecrets } from "../../src/apps/dashboard/core/secrets/secrets.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../src/db/sql.ts";
 import { ADMIN, client } from "../helpers/api.ts";
 import { POLL_DEADLINE_MS, pollUntil } from "../helpers/eventually.ts";
 import { bunBin, repoRoot } from "../helpers/paths.ts";
@@ -55,7 +55,7 @@ async function seed(server: TestServer) {
 }
 
 /** every stored secret opens with the keys now in the file, and they are all wrapped by its single key */
-async function openAll(pg: PGlite, dir: string): Promise<string[]> {
+async function openAll(pg: Sql, dir: string): Promise<string[]> {
   const keys = keyLines(dir);
   const secrets = createSecrets(pg, await createKeySet(keys), silentLogger);
   const owners = (await pg.query<{ owner: string }>("select distinct owner from secrets order by owner")).rows.map((r) => r.owner);

@@ -2,7 +2,6 @@
 // headless, no sandbox (CI runs as root), nothing that phones home (this
 // machine's network is closed). Screenshots go to test/.artifacts/screenshots.
 import { existsSync, mkdirSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { expect } from "vitest";
@@ -28,29 +27,7 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
 }
 
-/** ports handed out in this process: the kernel may give a just-closed port again at once */
-const handedOut = new Set<number>();
-
-/**
- * a port nobody listens on right now and not handed out before in this process (the page needs
- * the stores' real ports in its settings; two calls in a row once got the same port, and the
- * server refused to start with "port ... is already used by dashboard.http_port")
- */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = createServer();
-      srv.once("error", reject);
-      srv.listen(0, "127.0.0.1", () => {
-        const p = (srv.address() as { port: number }).port;
-        srv.close(() => resolve(p));
-      });
-    });
-    if (handedOut.has(port)) continue;
-    handedOut.add(port);
-    return port;
-  }
-}
+export { freePort } from "./ports.ts";
 
 /**
  * The page's accessibility problems that axe-core rates serious or critical

@@ -1,5 +1,6 @@
 // Starts Outpost in-process on free ports, in memory, with its log lines
 // captured so tests can read them.
+import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { loadConfig } from "../../src/config/load.ts";
 import { client } from "./api.ts";
@@ -25,16 +26,17 @@ export function testClock(start = Date.now()): TestClock {
 }
 
 export async function startTestServer(flags: Record<string, unknown> = {}, clock?: TestClock): Promise<TestServer> {
-  const config = loadConfig({
-    flags: {
-      "storage.in_memory": true,
-      "dashboard.http_port": 0,
-      "logs.http_port": 0,
-      "metrics.http_port": 0,
-      "server.log_format": "json",
-      ...flags,
-    },
-  });
+  const merged: Record<string, unknown> = {
+    "storage.in_memory": true,
+    "dashboard.http_port": 0,
+    "logs.http_port": 0,
+    "metrics.http_port": 0,
+    "server.log_format": "json",
+    ...flags,
+  };
+  const database = await suiteDatabase(merged);
+  if (database) merged["storage.database_url"] = database;
+  const config = loadConfig({ flags: merged });
   const logs: Array<Record<string, unknown>> = [];
   const logger = createLogger({
     level: config.server.log_level,
@@ -44,6 +46,32 @@ export async function startTestServer(flags: Record<string, unknown> = {}, clock
   const announced: string[] = [];
   const server = await startOutpost(config, logger, { ...(clock ? { now: clock.now } : {}), announce: (text) => announced.push(text) });
   return Object.assign(server, { logs, announced });
+}
+
+let suitePool: pg.Pool | undefined;
+const databaseOfDir = new Map<string, string>();
+let databases = 0;
+
+/**
+ * The suite's PostgreSQL pass (OUTPOST_TEST_BACKEND=postgres; its server and
+ * migrated template come from test/setup/postgres-backend.ts): a server the
+ * test starts without a database URL of its own gets a new database copied
+ * from the template, the same one again for the same data dir (a restart
+ * finds what it wrote). Outside that pass: nothing, PGlite as always.
+ */
+async function suiteDatabase(flags: Record<string, unknown>): Promise<string | undefined> {
+  const url = process.env["OUTPOST_TEST_POSTGRES_URL"];
+  const template = process.env["OUTPOST_TEST_POSTGRES_TEMPLATE"];
+  if (!url || !template || flags["storage.database_url"]) return undefined;
+  const dir = flags["storage.in_memory"] === false ? String(flags["storage.data_dir"] ?? "") : "";
+  const known = dir ? databaseOfDir.get(dir) : undefined;
+  if (known) return known;
+  suitePool ??= new pg.Pool({ connectionString: url, max: 1 });
+  const name = `t_${process.pid}_${databases++}`;
+  await suitePool.query(`create database "${name}" template "${template}"`);
+  const database = Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+  if (dir) databaseOfDir.set(dir, database);
+  return database;
 }
 
 /**

@@ -77,6 +77,7 @@ import type { LicenceStore } from "./core/admin/licence-store.ts";
 import { renderDashboardError } from "./render-error.ts";
 import { secureValueAccess, secureValueKind } from "./apis/kinds/secure-values.ts";
 import { loadDataSources } from "./core/datasources/datasource-registry.ts";
+import { followOtherNodes } from "./other-nodes.ts";
 import { provisionDataSources } from "./core/datasources/datasource-provisioning.ts";
 import type { DataSourceDeps } from "./core/datasources/datasources.ts";
 import { startSecrets } from "./core/secrets/secret-keys.ts";
@@ -306,6 +307,9 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   // before the admin page's catch-all, which would answer a browser's /metrics with the page
   if (selfMetrics) registerMetrics(r, { registry: selfMetrics.registry, settings: config.dashboard.metrics });
   registerAdminPage(r, deps);
+  followOtherNodes(db.changes, deps.logger, {
+    identity, sessions, store, resourcePermissions: identity.resourcePermissions, dataSourceRegistry, lbac, preferences, libraryElements, stars, annotations,
+  });
   // the LDAP active sync: users re-checked in the background (never on a request); started last, so a
   // failed start leaves no timer behind, and stopped before the database closes
   const ldapSync = ldap && ldapSettings.active_sync_enabled ? scheduleLdapSync(ldap, ldapSettings.sync_cron, deps.logger) : undefined;

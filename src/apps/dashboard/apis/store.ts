@@ -2,7 +2,7 @@
 // (group, resource, namespace) is loaded once, then kept current by the
 // writes that go through here (DESIGN rule 7). History stays in the database
 // and is read only when asked for.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../db/sql.ts";
 import { FOLDER_ANNOTATION, INTERNAL_ID_LABEL } from "./kind.ts";
 
 export interface Metadata {
@@ -69,12 +69,18 @@ export interface ResourceStore {
   version(key: BucketKey, name: string, rv: string, uid?: string): Promise<StoredObject | undefined>;
   /** drops what is cached of a namespace whose rows were deleted (an organization's) */
   forget(namespace: string): void;
+  /**
+   * Another node wrote an object: read again (when its bucket is held), or
+   * with no key, every bucket dropped (read again at next use). Revisions
+   * keep growing, so indexes built on them see the change.
+   */
+  refresh(key?: BucketKey, name?: string): Promise<void>;
   /** the newest stored version of an object at a generation */
   atGeneration(key: BucketKey, name: string, generation: number, uid: string): Promise<StoredObject | undefined>;
 }
 
 /** every version of every object is kept, for history and GET ?resourceVersion */
-function recordVersion(tx: Transaction, key: BucketKey, object: StoredObject) {
+function recordVersion(tx: SqlTx, key: BucketKey, object: StoredObject) {
   return tx.query(
     "insert into resource_history (api_group, resource, namespace, name, resource_version, object) values ($1, $2, $3, $4, $5, $6)",
     [key.group, key.resource, key.namespace, object.metadata.name, object.metadata.resourceVersion, object],
@@ -102,8 +108,10 @@ function unindex(b: Bucket, o: StoredObject): void {
   if (names?.size === 0) b.byTitle.delete(k);
 }
 
-export function createResourceStore(pg: PGlite): ResourceStore {
+export function createResourceStore(pg: Sql): ResourceStore {
   const buckets = new Map<string, Promise<Bucket>>();
+  /** buckets read so far: a bucket read again (dropped, then used) starts its revisions above any handed out before */
+  let generation = 0;
 
   const bucket = (key: BucketKey): Promise<Bucket> => {
     const id = bucketId(key);
@@ -115,7 +123,7 @@ export function createResourceStore(pg: PGlite): ResourceStore {
           [key.group, key.resource, key.namespace],
         )
         .then((r) => {
-          const bucket: Bucket = { byName: new Map(), byId: new Map(), byTitle: new Map(), sorted: null, revision: 0 };
+          const bucket: Bucket = { byName: new Map(), byId: new Map(), byTitle: new Map(), sorted: null, revision: ++generation * 2 ** 32 };
           for (const row of r.rows) {
             bucket.byName.set(row.name, row.object);
             index(bucket, row.object);
@@ -232,6 +240,27 @@ export function createResourceStore(pg: PGlite): ResourceStore {
     },
     forget(namespace) {
       for (const id of [...buckets.keys()]) if (id.endsWith(`\n${namespace}`)) buckets.delete(id);
+    },
+    async refresh(key, name) {
+      if (!key || name === undefined) {
+        buckets.clear();
+        return;
+      }
+      const held = buckets.get(bucketId(key));
+      if (!held) return;
+      const b = await held;
+      const r = await pg.query<{ object: StoredObject }>(
+        "select object from resources where api_group = $1 and resource = $2 and namespace = $3 and name = $4",
+        [key.group, key.resource, key.namespace, name],
+      );
+      const object = r.rows[0]?.object;
+      if (object) return remember(key, object);
+      const before = b.byName.get(name);
+      if (!before) return;
+      unindex(b, before);
+      b.byName.delete(name);
+      b.sorted = null;
+      b.revision++;
     },
     async atGeneration(key, name, generation, uid) {
       const r = await pg.query<{ object: StoredObject }>(

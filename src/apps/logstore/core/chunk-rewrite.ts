@@ -18,7 +18,7 @@
 // Every step runs alone after the store's writes under way (the store's
 // `exclusive`), as retention does, so a chunk is never replaced while it is
 // being written or deleted.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../db/sql.ts";
 import { setImmediate } from "node:timers";
 import type { Logger } from "../../../lib/logger.ts";
 import type { ChunkLocation, ChunkStore } from "./chunk-store.ts";
@@ -55,7 +55,7 @@ export interface ChunkRewriter {
 
 /** what the store lends the rewriter (store.ts) */
 export interface RewriteInternals {
-  pg: PGlite;
+  pg: Sql;
   logger: Logger;
   /** undefined: chunk bytes are in the rows (in memory) */
   files: ChunkStore | undefined;
@@ -229,7 +229,7 @@ export async function createChunkRewriter(s: RewriteInternals): Promise<ChunkRew
       rowBytesReplaced = false;
       await s.exclusive(async () => {
         await pg.exec(full ? "vacuum full log_chunks" : "vacuum log_chunks");
-        await pg.exec("checkpoint");
+        await pg.checkpoint();
       });
       return restarted;
     },

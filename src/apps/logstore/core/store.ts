@@ -8,7 +8,7 @@
 // streams and chunk metadata are loaded and the write-ahead log is replayed
 // past what the chunks already hold. Without a data dir, chunk bytes stay in
 // the (in-memory) database rows.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../db/sql.ts";
 import { setImmediate } from "node:timers";
 import { filesIn, pinCounter, type BackupPin } from "../../../lib/backup-pin.ts";
 import type { Logger } from "../../../lib/logger.ts";
@@ -75,7 +75,7 @@ export interface Stream {
 }
 
 export interface StoreOptions {
-  pg: PGlite;
+  pg: Sql;
   logger: Logger;
   /** undefined: in memory, no write-ahead log */
   walDir: string | undefined;
@@ -457,7 +457,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
   /** segments no longer needed: everything in them is in stored chunks */
   const reclaimRows = async () => {
     await pg.exec("vacuum log_chunks");
-    await pg.exec("checkpoint");
+    await pg.checkpoint();
   };
   /** false when a backup holds the log's segments (truncated once it is done) */
   const truncateWal = (): boolean => {

@@ -4,7 +4,7 @@
 // SHA-256 is stored (metrics_admin_token), so a lost generated token is
 // replaced by configuring one.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../db/sql.ts";
 
 export const ADMIN_TOKEN_PREFIX = "outpost-admin-";
 
@@ -14,7 +14,7 @@ export interface AdminToken {
 }
 
 export interface AdminTokenOptions {
-  pg: PGlite;
+  pg: Sql;
   /** metrics.admin_token: when non-empty it is the token, and its hash replaces the stored one */
   configured: string;
   /**

@@ -1,6 +1,6 @@
 // Writing chunk rows to metrics_chunks: the flush of closed chunks and the
 // chunks a deletion encoded again, in batches of one statement each.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../db/sql.ts";
 
 export interface ChunkRow {
   tenant: string;
@@ -14,7 +14,7 @@ export interface ChunkRow {
 export const FLUSH_BATCH = 2000;
 
 /** inserts chunk rows (a row already there, same series and first sample, is kept) */
-export async function insertChunkRows(tx: PGlite | Transaction, rows: readonly ChunkRow[]): Promise<void> {
+export async function insertChunkRows(tx: Sql | SqlTx, rows: readonly ChunkRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += FLUSH_BATCH) {
     const batch = rows.slice(i, i + FLUSH_BATCH);
     // bytea travels as hex text: PGlite serialises bytea[] parameters slowly

@@ -16,7 +16,7 @@
 // replay takes the batch out of memory at the same place among the pushes
 // and, once over, out of the database again (a crash mid-way finishes the
 // work). Series left with no sample anywhere are removed (logged too).
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../db/sql.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { chunkWithout, deleteInMemory, emptyInMemory } from "./chunk-edit.ts";
 import { insertChunkRows, type ChunkRow } from "./chunk-rows.ts";
@@ -34,7 +34,7 @@ const IDS = 2048;
 const SLICE_MS = 15;
 
 export interface DeletionDeps {
-  pg: PGlite;
+  pg: Sql;
   /** appends a record to the write-ahead log (nothing without one) */
   log(payload: Uint8Array): void;
   /** true once the store is closing: a deletion stops between batches */
@@ -78,7 +78,7 @@ export function createDeletion(d: DeletionDeps) {
       await pause();
       return r;
     },
-    async transaction(work: (tx: Transaction) => Promise<void>): Promise<void> {
+    async transaction(work: (tx: SqlTx) => Promise<void>): Promise<void> {
       await d.pg.transaction(work);
       await pause();
     },

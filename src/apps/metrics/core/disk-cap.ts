@@ -4,13 +4,13 @@
 // The chunks are database rows: once vacuumed their space is reused by the
 // rows written next (the guard counts it as credit), not returned to the
 // filesystem.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../db/sql.ts";
 import { Counter, type Registry } from "prom-client";
 import type { Reclaimer } from "../../../lib/disk-guard.ts";
 import type { Logger } from "../../../lib/logger.ts";
 import type { MetricsStore } from "./store.ts";
 
-export function metricsReclaimer(pg: PGlite, store: MetricsStore, logger: Logger, registry: Registry): Reclaimer {
+export function metricsReclaimer(pg: Sql, store: MetricsStore, logger: Logger, registry: Registry): Reclaimer {
   const chunks = new Counter({ name: "cortex_disk_cap_dropped_chunks_total", help: "Chunks dropped, oldest first, to keep the data dir under storage.max_disk_usage, by tenant.", labelNames: ["user"], registers: [registry] });
   const bytes = new Counter({ name: "cortex_disk_cap_dropped_bytes_total", help: "Bytes of chunks dropped to keep the data dir under storage.max_disk_usage, by tenant.", labelNames: ["user"], registers: [registry] });
   return {

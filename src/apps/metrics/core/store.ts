@@ -4,7 +4,7 @@
 // the log's older segments go. On start, the newest checkpoint is read (or,
 // without one, the series index is loaded from the database) and the log's
 // segments from the checkpoint's on are replayed.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../db/sql.ts";
 import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { filesIn, pinCounter, type BackupPin } from "../../../lib/backup-pin.ts";
@@ -26,7 +26,7 @@ import type { Labels, Matcher, SampleQuerier, SelectHints, SeriesSamples } from 
 import { decodeXorChunkBits, xorChunkSamples } from "./xor-chunk.ts";
 
 export interface MetricsStoreOptions {
-  pg: PGlite;
+  pg: Sql;
   logger: Logger;
   /** where the write-ahead log lives; none keeps everything in memory only */
   walDir?: string;
@@ -106,7 +106,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   // without it a deleted chunk's row keeps its space for good: the table only grows
   const reclaimSpace = async () => {
     await o.pg.exec("vacuum metrics_chunks");
-    await o.pg.exec("checkpoint");
+    await o.pg.checkpoint();
   };
   let heads = new Map<string, TenantHead>();
   const head = (tenant: string) => {
@@ -311,7 +311,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   };
 }
 
-async function loadIndex(pg: PGlite, head: (tenant: string) => TenantHead): Promise<void> {
+async function loadIndex(pg: Sql, head: (tenant: string) => TenantHead): Promise<void> {
   const series = await pg.query<{ tenant: string; id: number; labels: Labels }>("select tenant, id, labels from metrics_series order by tenant, id");
   for (const r of series.rows) {
     head(r.tenant).addSeriesOf(r.labels, r.id);
@@ -394,7 +394,7 @@ interface PendingChunk {
   index: number;
 }
 
-async function flushHeads(pg: PGlite, heads: Iterable<TenantHead>, all: boolean, now: number, maxAge: number): Promise<void> {
+async function flushHeads(pg: Sql, heads: Iterable<TenantHead>, all: boolean, now: number, maxAge: number): Promise<void> {
   const chunks: PendingChunk[] = [];
   const newSeries: Array<{ tenant: string; s: HeadSeries }> = [];
   for (const h of heads) {
@@ -448,7 +448,7 @@ interface Found extends SeriesSamples {
   stale: Uint8Array | null;
 }
 
-function createQuerier(pg: PGlite, h: TenantHead | undefined, tenant: string, budget: QueryBudget): SampleQuerier {
+function createQuerier(pg: Sql, h: TenantHead | undefined, tenant: string, budget: QueryBudget): SampleQuerier {
   return {
     sortsSeries: true,
     async select(matchers: Matcher[], anyMint: number, anyMaxt: number, hints?: SelectHints): Promise<SeriesSamples[]> {

@@ -4,7 +4,7 @@
 // the database. The memory copy is re-read every admin_limits_refresh_period,
 // as GEM re-reads its tenants from object storage on a period; a write made
 // through this process updates it at once.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../db/sql.ts";
 import type { Config } from "../../../config/schema.ts";
 import { badRequest, conflict, notFound } from "../../../lib/errors.ts";
 import type { Logger } from "../../../lib/logger.ts";
@@ -84,7 +84,7 @@ export interface MetricsTenants extends AdminLimitsReader {
 }
 
 export interface TenantsOptions {
-  pg: PGlite;
+  pg: Sql;
   config: Config["metrics"];
   logger: Logger;
 }

@@ -3,7 +3,7 @@
 // out of the object before the machinery stores it, so it is in no response,
 // list, history entry or log line; DELETE removes the sealed row with the
 // object. Data sources read values through secureValueAccess.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { type } from "../../../../lib/arktype.ts";
 import { ApiError, forbidden } from "../../../../lib/errors.ts";
 import { namespaceOf, type NamespaceContext } from "../../core/identity/namespaces.ts";
@@ -26,7 +26,7 @@ const SecureValueSpec = type({
 
 export const secureValueOwner = (namespace: string, name: string) => `securevalue:${namespace}/${name}`;
 
-export function secureValueKind(secrets: Secrets, pg: PGlite): KindDescriptor {
+export function secureValueKind(secrets: Secrets, pg: Sql): KindDescriptor {
   /** sealed values on their way from beforeWrite to afterWrite (never stored in the object) */
   const pending = new WeakMap<StoredObject, SealedField>();
   const invalid = (name: string, field: string, detail: string) => statusErrors.invalid(d, name, field, detail);

@@ -2,7 +2,7 @@
 // AdminStats fields), counted in one database round trip, with the ones
 // Outpost has nothing for at 0, plus Outpost's own counts and the size of
 // the data dir.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { cachedDirectorySize } from "../../../../lib/dir-size.ts";
 import type { DiskGuard } from "../../../../lib/disk-guard.ts";
 
@@ -57,13 +57,13 @@ select
   (select count(*) from api_tokens)::int as "serviceAccountTokens"`;
 
 /** the server-wide counts, in one round trip (GET /api/admin/stats, and the totals of GET /metrics) */
-export async function countStats(pg: PGlite, now: number): Promise<Record<string, number>> {
+export async function countStats(pg: Sql, now: number): Promise<Record<string, number>> {
   const r = await pg.query<Record<string, number>>(STATS_SQL, [new Date(now - 30 * DAY_MS), new Date(now - DAY_MS), new Date(now)]);
   return r.rows[0]!;
 }
 
 export interface AdminStatsDeps {
-  pg: PGlite;
+  pg: Sql;
   /** the data dir; undefined when the database lives in memory */
   dataDir: string | undefined;
   now: () => number;
@@ -83,9 +83,16 @@ export function createAdminStats(deps: AdminStatsDeps): () => Promise<Record<str
       // Outpost has no dashboard snapshots; "active" already means seen within 30 days
       snapshots: 0,
       monthlyActiveUsers: counts.activeUsers,
-      storage: { dataDir: deps.dataDir ?? null, bytes: await dirSize(), ...diskFigures(deps.disk) },
+      storage: { dataDir: deps.dataDir ?? null, bytes: await dirSize(), ...(await serverDatabase(deps.pg)), ...diskFigures(deps.disk) },
     };
   };
+}
+
+/** a PostgreSQL server's database is not in the data dir: its own size, and which backend (PGlite's is in bytes above) */
+async function serverDatabase(pg: Sql): Promise<Record<string, unknown>> {
+  if (pg.backend !== "postgres") return { backend: "pglite" };
+  const r = await pg.query<{ bytes: number }>("select pg_database_size(current_database())::int8 as bytes");
+  return { backend: "postgres", databaseBytes: r.rows[0]?.bytes ?? 0 };
 }
 
 /** the cap, the filesystem's free space and whether pushes are refused, as the disk guard last measured them */

@@ -1,6 +1,6 @@
 // The installation's licence: at most one token, verified on the way in and
 // again whenever it is read (it may have expired since).
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { LicenceError, verifyLicenceToken, type LicenceClaims } from "./licence.ts";
 
 export interface LicenceStore {
@@ -37,7 +37,7 @@ async function verifyFor(token: string, key: CryptoKey | undefined, now: number,
   return claims;
 }
 
-export function createLicenceStore(pg: PGlite, key: CryptoKey | undefined, rootUrl: () => string): LicenceStore {
+export function createLicenceStore(pg: Sql, key: CryptoKey | undefined, rootUrl: () => string): LicenceStore {
   const stored = async () => (await pg.query<{ token: string }>("select token from licence where id = 1")).rows[0]?.token;
   return {
     async install(token, now) {

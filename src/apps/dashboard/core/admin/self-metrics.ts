@@ -11,7 +11,7 @@
 // background, at most once a minute (the real product: every 30 minutes);
 // the sessions are a count cached for 30 s (sessions.ts); the read models
 // report counters they keep anyway.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { Counter, Gauge, Registry } from "prom-client";
 import { deferDefaultMetrics } from "../../../../lib/default-metrics.ts";
 import type { Logger } from "../../../../lib/logger.ts";
@@ -24,7 +24,7 @@ const TOTALS_EVERY_MS = 60_000;
 const FIRST_TOTALS_AFTER_MS = 1_000;
 
 export interface SelfMetricsDeps {
-  pg: PGlite;
+  pg: Sql;
   now: () => number;
   logger: Logger;
   /** how many sign-in sessions have not expired */

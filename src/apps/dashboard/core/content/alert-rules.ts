@@ -3,7 +3,7 @@
 // rules in folders, grouped, each group with one evaluation interval; a
 // folder refuses deletion while it holds rules, or takes them with it. Rules
 // are kept, never evaluated. The rule's own checks are in alert-rule-model.ts.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../../db/sql.ts";
 import { ApiError } from "../../../../lib/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import { isUniqueViolation } from "../../../../db/errors.ts";
@@ -47,7 +47,7 @@ const SELECT = "select id, uid, org_id, folder_uid, rule_group, title, body, upd
 const uidTaken = () => new ApiError(409, "an alert rule with this uid already exists");
 
 /** what the rule's notification settings name must exist: its contact point and mute timings */
-async function checkReferences(tx: Transaction, orgId: number, rules: ReadRule[]): Promise<void> {
+async function checkReferences(tx: SqlTx, orgId: number, rules: ReadRule[]): Promise<void> {
   const named = rules.map((r) => r.body.notification_settings).filter((s) => s !== undefined);
   if (!named.length) return;
   await ensureAlertingDefaults(tx, orgId);
@@ -68,14 +68,14 @@ function checkInterval(seconds: number): void {
   }
 }
 
-export function createAlertRuleStore(pg: PGlite): AlertRuleStore {
-  const rowOf = async (db: PGlite | Transaction, orgId: number, uid: string) =>
+export function createAlertRuleStore(pg: Sql): AlertRuleStore {
+  const rowOf = async (db: Sql | SqlTx, orgId: number, uid: string) =>
     (await db.query<RuleRow>(`${SELECT} where org_id = $1 and uid = $2`, [orgId, uid])).rows[0];
 
-  const groupRows = async (db: PGlite | Transaction, orgId: number, folderUid: string, title: string) =>
+  const groupRows = async (db: Sql | SqlTx, orgId: number, folderUid: string, title: string) =>
     (await db.query<RuleRow>(`${SELECT} where org_id = $1 and folder_uid = $2 and rule_group = $3 order by group_index, id`, [orgId, folderUid, title])).rows;
 
-  const insert = async (tx: Transaction, orgId: number, rule: ReadRule, provenance: Provenance, interval: number, index: number) => {
+  const insert = async (tx: SqlTx, orgId: number, rule: ReadRule, provenance: Provenance, interval: number, index: number) => {
     const uid = rule.uid ?? newUid();
     await tx.query(
       `insert into alert_rules (uid, org_id, folder_uid, rule_group, title, body, provenance, interval_seconds, group_index)

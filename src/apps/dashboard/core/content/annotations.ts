@@ -2,7 +2,7 @@
 // with time and timeEnd), queried by overlap with a time window, newest first
 // (reference §2). Which rows a caller may see is decided by the caller and
 // passed in as a filter, so LIMIT counts only visible rows.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { notFound } from "../../../../lib/errors.ts";
 
 export interface AnnotationRow {
@@ -85,6 +85,8 @@ export function orderedSpan(time: number, timeEnd: number): [number, number] {
 }
 
 export interface AnnotationStore {
+  /** another node changed the table: what is held is read again at next use */
+  invalidate(): void;
   create(orgId: number, a: NewAnnotation): Promise<number>;
   get(orgId: number, id: number): Promise<AnnotationRow>;
   find(orgId: number, q: AnnotationQuery): Promise<AnnotationRow[]>;
@@ -96,7 +98,7 @@ export interface AnnotationStore {
   deleteForDashboards(orgId: number, dashboardUids: string[], panelId?: number): Promise<void>;
 }
 
-export function createAnnotationStore(pg: PGlite, now: () => number): AnnotationStore {
+export function createAnnotationStore(pg: Sql, now: () => number): AnnotationStore {
   // the longest region per organization bounds an overlap query's index range;
   // it only grows while the server runs (a conservative bound stays correct)
   const spans = new Map<number, Promise<number>>();
@@ -117,6 +119,8 @@ export function createAnnotationStore(pg: PGlite, now: () => number): Annotation
   };
 
   return {
+    // the longest span of each organization: another node may have written a longer one
+    invalidate: () => spans.clear(),
     async create(orgId, a) {
       const t = now();
       const r = await pg.query<{ id: number }>(

@@ -3,7 +3,7 @@
 // sealed with the secrets service, never stored or shown in plain text: they
 // read as "[REDACTED]", and "[REDACTED]" written back keeps the stored value.
 // A contact point a policy or a rule sends to cannot go; a rename follows.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../../db/sql.ts";
 import { ApiError } from "../../../../lib/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import type { SealedField, Secrets } from "../secrets/index.ts";
@@ -74,7 +74,7 @@ export interface ContactPointStore {
   listDecrypted(orgId: number): Promise<ContactPoint[]>;
 }
 
-export function createContactPointStore(pg: PGlite, secrets: Secrets): ContactPointStore {
+export function createContactPointStore(pg: Sql, secrets: Secrets): ContactPointStore {
   const select = "select id, uid, name, type, settings, disable_resolve_message, provenance from alerting_contact_points where org_id = $1";
 
   const rows = async (orgId: number, name?: string) => {
@@ -106,7 +106,7 @@ export function createContactPointStore(pg: PGlite, secrets: Secrets): ContactPo
     Promise.all(secure.map((s) => secrets.seal(owner(id), s.field, s.value)));
 
   /** the name left without integrations: references to it follow the new name */
-  const followRename = async (tx: Transaction, orgId: number, from: string, to: string) => {
+  const followRename = async (tx: SqlTx, orgId: number, from: string, to: string) => {
     const left = await tx.query("select 1 from alerting_contact_points where org_id = $1 and name = $2", [orgId, from]);
     if (left.rows.length) return;
     const { tree, provenance } = await policyOf(tx, orgId);

@@ -2,7 +2,7 @@
 // to the dashboards that use them (spec "Library element"; messages from
 // reference §5). Each organization's elements are kept in memory with their
 // connection counts and reloaded after a write to them (DESIGN rule 7).
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { ApiError, badRequest, notFound } from "../../../../lib/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 
@@ -103,6 +103,8 @@ export function libraryPanelUids(spec: Record<string, unknown>): string[] {
 }
 
 export interface LibraryElementStore {
+  /** another node changed the table: what is held is read again at next use */
+  invalidate(): void;
   list(orgId: number): Promise<LibraryElement[]>;
   get(orgId: number, uid: string): Promise<LibraryElement>;
   create(orgId: number, input: ElementInput, userId: number, now: Date): Promise<LibraryElement>;
@@ -122,7 +124,7 @@ export interface LibraryElementStore {
   countIn(orgId: number, folders: string[]): Promise<number>;
 }
 
-export function createLibraryElementStore(pg: PGlite): LibraryElementStore {
+export function createLibraryElementStore(pg: Sql): LibraryElementStore {
   const cache = new Map<number, Promise<LibraryElement[]>>();
   const load = (orgId: number) => {
     let p = cache.get(orgId);
@@ -153,6 +155,7 @@ export function createLibraryElementStore(pg: PGlite): LibraryElementStore {
   };
 
   const store: LibraryElementStore = {
+    invalidate: () => cache.clear(),
     list: load,
     async get(orgId, uid) {
       const e = (await load(orgId)).find((x) => x.uid === uid);

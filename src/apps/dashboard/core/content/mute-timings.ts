@@ -3,7 +3,7 @@
 // reads them (times of day, weekdays, days of the month, months, years, a
 // time zone). A timing a policy names cannot go; a rename follows into the
 // policy tree and the alert rules' notification settings.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { isPlainObject } from "../../../../lib/json.ts";
 import { requireMaxLength } from "../identity/index.ts";
 import { ALERTING_NAME_MAX, alertingError, fingerprint, requireRelaxedProvenance, requireVersion, type Provenance } from "./alerting-common.ts";
@@ -187,7 +187,7 @@ export interface MuteTimingStore {
   delete(orgId: number, name: string, provenance: Provenance, version: string | undefined): Promise<void>;
 }
 
-export function createMuteTimingStore(pg: PGlite): MuteTimingStore {
+export function createMuteTimingStore(pg: Sql): MuteTimingStore {
   return {
     async list(orgId) {
       const r = await pg.query<Row>("select name, time_intervals, provenance from alerting_mute_timings where org_id = $1 order by name", [orgId]);

@@ -3,13 +3,13 @@
 // new organization starts with: the default email contact point and a root
 // policy sending to it. The tree is checked as the real product checks it:
 // the root's rules, every receiver and mute timing it names must exist.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../../db/sql.ts";
 import { badRequest } from "../../../../lib/errors.ts";
 import { isPlainObject } from "../../../../lib/json.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import { invalidSpec, parsePromDuration, requireRelaxedProvenance, type Provenance } from "./alerting-common.ts";
 
-export type Db = PGlite | Transaction;
+export type Db = Sql | SqlTx;
 export type Route = Record<string, unknown>;
 
 /** the contact point and root policy of a new organization (the real product's default configuration) */
@@ -179,7 +179,7 @@ export interface PolicyStore {
   reset(orgId: number): Promise<Route>;
 }
 
-export function createPolicyStore(pg: PGlite): PolicyStore {
+export function createPolicyStore(pg: Sql): PolicyStore {
   return {
     async get(orgId) {
       const { tree, provenance } = await policyOf(pg, orgId);

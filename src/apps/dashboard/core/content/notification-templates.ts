@@ -2,7 +2,7 @@
 // per organization. As in the real product, content without a
 // `{{ define }}` is wrapped in one named after the template, and content
 // whose actions do not close or whose blocks do not balance is refused.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { requireMaxLength } from "../identity/index.ts";
 import { ALERTING_NAME_MAX, alertingError, fingerprint, requireRelaxedProvenance, requireVersion, type Provenance } from "./alerting-common.ts";
 
@@ -66,7 +66,7 @@ export interface TemplateStore {
   delete(orgId: number, name: string, provenance: Provenance, version: string | undefined): Promise<void>;
 }
 
-export function createTemplateStore(pg: PGlite): TemplateStore {
+export function createTemplateStore(pg: Sql): TemplateStore {
   const select = "select name, template, provenance from alerting_templates where org_id = $1";
   return {
     async list(orgId) {

@@ -2,7 +2,7 @@
 // reference §7.3). Stored as the keys that were set; a full update replaces
 // them all, a patch only the keys it names. The effective preferences of a
 // user resolve user, then teams, then organization, then the server defaults.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { badRequest } from "../../../../lib/errors.ts";
 import { reloadable, type ReadModelStats } from "../../../../lib/reloadable.ts";
 
@@ -58,6 +58,8 @@ export function compact(p: Preferences): Preferences {
 const key = (o: Owner) => [o.orgId, o.userId ?? 0, o.teamId ?? 0];
 
 export interface PreferenceStore {
+  /** another node changed the table: what is held is read again at next use */
+  invalidate(): void;
   get(owner: Owner): Promise<Preferences>;
   /** replace: everything not in `p` returns to its default */
   replace(owner: Owner, p: Preferences): Promise<void>;
@@ -75,7 +77,7 @@ export interface PreferenceStore {
  * GET /api/user's theme cost no round trip (DESIGN rule 7). This store is the
  * only writer of the table.
  */
-export function createPreferenceStore(pg: PGlite): PreferenceStore {
+export function createPreferenceStore(pg: Sql): PreferenceStore {
   const ownerKey = (o: Owner) => key(o).join(":");
   const rows = reloadable(async () => {
     const r = await pg.query<{ org_id: number; user_id: number; team_id: number; prefs: Preferences }>(
@@ -111,6 +113,7 @@ export function createPreferenceStore(pg: PGlite): PreferenceStore {
       return Object.assign({ ...DEFAULT_PREFERENCES }, ...layers.map((o) => all.get(ownerKey(o)) ?? {}));
     },
     stats: rows.stats,
+    invalidate: () => rows.invalidate(),
   };
   return store;
 }

@@ -2,7 +2,7 @@
 // stored as validated; its state and next send time are computed from the
 // schedule. Rendering and emailing are not done: a report is `scheduled`
 // while a send lies ahead and `expired` once none does.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { DateTime } from "luxon";
 import { badRequest, notFound } from "../../../../lib/errors.ts";
 import { isValidTimeZone, nextSendTime } from "./report-schedule.ts";
@@ -149,7 +149,7 @@ function toReport(r: Record<string, unknown>): Report {
   };
 }
 
-export function createReportStore(pg: PGlite): ReportStore {
+export function createReportStore(pg: Sql): ReportStore {
   return {
     async list(orgId) {
       const r = await pg.query<Record<string, unknown>>("select * from reports where org_id = $1 order by id", [orgId]);

@@ -2,7 +2,7 @@
 // with the data its panels showed, stored under an unguessable key that is
 // the capability to read it, and a second key that deletes it. No external
 // snapshot server: an air-gapped site has none to send them to.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { ApiError } from "../../../../lib/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import { isUniqueViolation } from "../../../../db/errors.ts";
@@ -69,7 +69,7 @@ const toSnapshot = (r: Row): Snapshot => ({
   updated: new Date(r.updated_at),
 });
 
-export function createSnapshotStore(pg: PGlite): SnapshotStore {
+export function createSnapshotStore(pg: Sql): SnapshotStore {
   return {
     async create(orgId, userId, input, now) {
       for (const [field, value] of [["key", input.key], ["deleteKey", input.deleteKey]] as const) {

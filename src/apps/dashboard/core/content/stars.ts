@@ -1,7 +1,7 @@
 // Stars: one user's bookmarks, shared by the collections API and the legacy
 // /api/user/stars endpoints. Kept in memory per user once read, since search
 // marks every hit with isStarred.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 
 export interface StarRef {
   group: string;
@@ -10,6 +10,8 @@ export interface StarRef {
 }
 
 export interface StarStore {
+  /** another node changed the table: what is held is read again at next use */
+  invalidate(): void;
   add(userId: number, orgId: number, ref: StarRef): Promise<void>;
   /** false when nothing was starred */
   remove(userId: number, orgId: number, ref: StarRef): Promise<boolean>;
@@ -18,10 +20,11 @@ export interface StarStore {
   forget(orgId: number, group: string, kind: string, names: string[]): Promise<void>;
 }
 
-export function createStarStore(pg: PGlite): StarStore {
+export function createStarStore(pg: Sql): StarStore {
   const cache = new Map<string, Promise<StarRef[]>>();
   const key = (userId: number, orgId: number) => `${userId}:${orgId}`;
   return {
+    invalidate: () => cache.clear(),
     async add(userId, orgId, ref) {
       cache.delete(key(userId, orgId));
       await pg.query(

@@ -4,7 +4,7 @@
 // caller's permissions (core/identity/access-model.ts), so lists, queries and edits
 // obey them like any other grant. A new data source gets the real product's
 // defaults: Query for the Viewer and Editor roles, Admin for its creator.
-import type { Transaction } from "@electric-sql/pglite";
+import type { SqlTx } from "../../../../db/sql.ts";
 import { badRequest } from "../../../../lib/errors.ts";
 import { DATASOURCE_LEVEL_ACTIONS, type DataSourcePermissionLevel } from "../identity/index.ts";
 import type { DataSourceRecord, DataSourceRegistry } from "./datasource-registry.ts";
@@ -107,7 +107,7 @@ export async function setDataSourcePermission(
   return "updated";
 }
 
-function upsert(db: IdentityDeps["pg"] | Transaction, dsId: number, userId: number | null, teamId: number | null, role: string | null, level: DataSourcePermissionLevel) {
+function upsert(db: IdentityDeps["pg"] | SqlTx, dsId: number, userId: number | null, teamId: number | null, role: string | null, level: DataSourcePermissionLevel) {
   return db.query(
     `insert into datasource_permissions (datasource_id, user_id, team_id, builtin_role, permission) values ($1, $2, $3, $4, $5)
      on conflict (datasource_id, coalesce(user_id, 0), coalesce(team_id, 0), coalesce(builtin_role, ''))
@@ -117,7 +117,7 @@ function upsert(db: IdentityDeps["pg"] | Transaction, dsId: number, userId: numb
 }
 
 /** the defaults of a new data source (run inside its creating transaction) */
-export async function grantDefaultPermissions(tx: Transaction, ds: DataSourceRecord, caller: Pick<DataSourceCaller, "userId">): Promise<void> {
+export async function grantDefaultPermissions(tx: SqlTx, ds: DataSourceRecord, caller: Pick<DataSourceCaller, "userId">): Promise<void> {
   await upsert(tx, ds.id, null, null, "Viewer", "Query");
   await upsert(tx, ds.id, null, null, "Editor", "Query");
   if (caller.userId !== 0) await upsert(tx, ds.id, caller.userId, null, null, "Admin");

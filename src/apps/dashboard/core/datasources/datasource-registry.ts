@@ -2,7 +2,7 @@
 // kept current by the service's writes, so permission scopes, lists and the
 // proxy never wait for the database. Lookups are synchronous for that reason:
 // route guards resolve name and id scopes to the uid through them.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import type { ReadModelStats } from "../../../../lib/reloadable.ts";
 
 export interface DataSourceRecord {
@@ -33,6 +33,8 @@ export interface DataSourceRecord {
 }
 
 export interface DataSourceRegistry {
+  /** another node changed data sources: every one read again, swapped in at once */
+  reload(): Promise<void>;
   byUid(orgId: number, uid: string): DataSourceRecord | undefined;
   byName(orgId: number, name: string): DataSourceRecord | undefined;
   byId(orgId: number, id: number): DataSourceRecord | undefined;
@@ -80,13 +82,16 @@ export function toRecord(r: Record<string, unknown>, secureFields: string[]): Da
   };
 }
 
-export async function loadDataSources(pg: PGlite): Promise<DataSourceRegistry> {
-  const [rows, secrets] = await Promise.all([
-    pg.query<Record<string, unknown>>(SELECT_DATA_SOURCES),
-    pg.query<{ owner: string; field: string }>("select owner, field from secrets where owner like 'datasource:%'"),
-  ]);
-  const fields = new Map<string, string[]>();
-  for (const s of secrets.rows) fields.set(s.owner, [...(fields.get(s.owner) ?? []), s.field]);
+export async function loadDataSources(pg: Sql): Promise<DataSourceRegistry> {
+  const read = async () => {
+    const [rows, secrets] = await Promise.all([
+      pg.query<Record<string, unknown>>(SELECT_DATA_SOURCES),
+      pg.query<{ owner: string; field: string }>("select owner, field from secrets where owner like 'datasource:%'"),
+    ]);
+    const fields = new Map<string, string[]>();
+    for (const s of secrets.rows) fields.set(s.owner, [...(fields.get(s.owner) ?? []), s.field]);
+    return rows.rows.map((r) => toRecord(r, fields.get(secretOwner(Number(r.id))) ?? []));
+  };
 
   const byId = new Map<number, DataSourceRecord>();
   const byUid = new Map<string, DataSourceRecord>();
@@ -107,7 +112,7 @@ export async function loadDataSources(pg: PGlite): Promise<DataSourceRegistry> {
     byName.delete(`${old.orgId}\n${old.name}`);
     sorted.delete(old.orgId);
   };
-  for (const r of rows.rows) index(toRecord(r, fields.get(secretOwner(Number(r.id))) ?? []));
+  for (const r of await read()) index(r);
   const stats = { loads: 1, updates: 0 };
 
   return {
@@ -136,6 +141,15 @@ export async function loadDataSources(pg: PGlite): Promise<DataSourceRegistry> {
     remove(record) {
       stats.updates++;
       unindex(record.id);
+    },
+    async reload() {
+      const records = await read();
+      stats.loads++;
+      byId.clear();
+      byUid.clear();
+      byName.clear();
+      sorted.clear();
+      for (const r of records) index(r);
     },
     stats,
   };

@@ -3,7 +3,7 @@
 // in-memory registry kept current. secureJsonData is write-only: a key with
 // text seals it, "" clears it, {name} points it at a secure value, and a key
 // left out keeps what is stored.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../../db/sql.ts";
 import { ApiError, badRequest, conflict, forbidden, notFound } from "../../../../lib/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import { isPlainObject } from "../../../../lib/json.ts";
@@ -57,14 +57,14 @@ export interface SecureValueAccess {
 }
 
 export interface DataSourceDeps {
-  pg: PGlite;
+  pg: Sql;
   registry: DataSourceRegistry;
   secrets: Secrets;
   secureValues: SecureValueAccess;
   /** where requests on a data source's behalf may go (core/datasources/outbound-policy.ts); anywhere when absent */
   outbound?: OutboundPolicy;
   /** runs inside the creating transaction: the default permission entries (enterprise) */
-  onCreated?(tx: Transaction, ds: DataSourceRecord, caller: DataSourceCaller): Promise<void>;
+  onCreated?(tx: SqlTx, ds: DataSourceRecord, caller: DataSourceCaller): Promise<void>;
   /** after a data source was created, deleted (its permissions came or went with it) or given another uid (provisioning) */
   onChanged?(): void;
 }
@@ -176,15 +176,16 @@ async function sealAll(deps: DataSourceDeps, id: number, values: SecretChanges["
 const isUniqueViolation = (err: unknown, index: string) => String(err).includes(index);
 
 /** the data source as stored, secret fields included (undefined when it is gone) */
-async function reload(tx: Transaction, id: number): Promise<DataSourceRecord | undefined> {
-  const r = await tx.query<Record<string, unknown>>(`${SELECT_DATA_SOURCES} where id = $1`, [id]);
+/** the stored row; `lock` holds it until the transaction ends (another node's or connection's write waits, then sees this one's) */
+async function reload(tx: SqlTx, id: number, lock = false): Promise<DataSourceRecord | undefined> {
+  const r = await tx.query<Record<string, unknown>>(`${SELECT_DATA_SOURCES} where id = $1${lock ? " for update" : ""}`, [id]);
   if (!r.rows[0]) return undefined;
   const fields = await tx.query<{ field: string }>("select field from secrets where owner = $1", [secretOwner(id)]);
   return toRecord(r.rows[0], fields.rows.map((f) => f.field));
 }
 
 /** the other default of the organization stops being it */
-async function clearDefault(deps: DataSourceDeps, tx: Transaction, orgId: number, except: number): Promise<DataSourceRecord[]> {
+async function clearDefault(deps: DataSourceDeps, tx: SqlTx, orgId: number, except: number): Promise<DataSourceRecord[]> {
   const r = await tx.query<{ id: number }>("update data_sources set is_default = false where org_id = $1 and is_default and id <> $2 returning id", [orgId, except]);
   return r.rows.map((row) => ({ ...deps.registry.byId(orgId, row.id)!, isDefault: false }));
 }
@@ -252,7 +253,7 @@ export async function updateDataSource(
   try {
     record = await deps.pg.transaction(async (tx) => {
       // checked again against the stored row: another write may have come in while the secrets were sealed
-      const current = await reload(tx, existing.id);
+      const current = await reload(tx, existing.id, true);
       if (!current) throw dataSourceNotFound();
       if (current.readOnly && !options.provisioning) throw forbidden("Cannot update read-only data source");
       if (input.version && input.version < current.version) {
@@ -336,7 +337,7 @@ function secretsLeftBehind(caller: DataSourceCaller, current: DataSourceRecord, 
  * that type only: a data source that changed type would serve restricted
  * users unrestricted (issue 16 #9). The rules must go first.
  */
-async function refuseTypeChangeUnderLabelRules(tx: Transaction, current: DataSourceRecord, type: string): Promise<void> {
+async function refuseTypeChangeUnderLabelRules(tx: SqlTx, current: DataSourceRecord, type: string): Promise<void> {
   const r = await tx.query<{ n: number }>("select count(*)::int as n from datasource_lbac_rules where datasource_id = $1", [current.id]);
   if ((r.rows[0]?.n ?? 0) > 0) {
     throw badRequest(

@@ -8,7 +8,7 @@
 // with rules on the data source sees only streams matching at least one of
 // those rules; a user in no team with rules keeps full access; organization
 // Admins and server admins are never restricted.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { ApiError, badRequest, forbidden } from "../../../../lib/errors.ts";
 import { reloadable, type ReadModelStats } from "../../../../lib/reloadable.ts";
 import type { AccessModel } from "../identity/index.ts";
@@ -40,6 +40,8 @@ type Parsed = { rules: LabelMatcher[][] } | { broken: true };
 type ReadModel = Map<number, Map<number, Parsed>>;
 
 export interface Lbac {
+  /** another node changed the table: what is held is read again at next use */
+  invalidate(): void;
   /** GET: the stored rules, by team uid */
   list(ds: DataSourceRecord): Promise<TeamRules[]>;
   /** PUT: the list replaces every stored rule of the data source */
@@ -50,12 +52,13 @@ export interface Lbac {
   readonly stats: ReadModelStats;
 }
 
-export function createLbac(pg: PGlite, model: AccessModel): Lbac {
+export function createLbac(pg: Sql, model: AccessModel): Lbac {
   const rules = reloadable(() => loadReadModel(pg));
   const readModel = () => rules.get();
   const invalidate = () => rules.invalidate();
 
   return {
+    invalidate,
     async list(ds) {
       const r = await pg.query<{ uid: string; rules: string[] }>(
         `select t.uid, r.rules from datasource_lbac_rules r join teams t on t.id = r.team_id
@@ -148,7 +151,7 @@ const refusing = (err: ApiError): LogQueryRestriction => ({
   },
 });
 
-async function loadReadModel(pg: PGlite): Promise<ReadModel> {
+async function loadReadModel(pg: Sql): Promise<ReadModel> {
   const r = await pg.query<{ datasource_id: number; team_id: number; rules: unknown }>(
     "select datasource_id, team_id, rules from datasource_lbac_rules",
   );

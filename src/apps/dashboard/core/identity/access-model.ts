@@ -2,7 +2,7 @@
 // tokens, teams and roles, loaded from the database into memory and rebuilt
 // after any write to them (DESIGN rule 7: no round trip per request). Every
 // identity write goes through a service that calls invalidate().
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { reloadable, type ReadModelStats } from "../../../../lib/reloadable.ts";
 import { BASIC_ROLES, basicRolePermissions, type OrgRole } from "./basic-roles.ts";
 import { DATASOURCE_LEVEL_ACTIONS, type DataSourcePermissionLevel } from "./datasource-permission-levels.ts";
@@ -94,7 +94,7 @@ export interface AccessModelOptions {
   resourcePermissions?: ResourcePermissions;
 }
 
-export function createAccessModel(pg: PGlite, options: AccessModelOptions): AccessModel {
+export function createAccessModel(pg: Sql, options: AccessModelOptions): AccessModel {
   const snapshot = reloadable(() => loadSnapshot(pg));
   // per snapshot, so permissions computed from an old snapshot never outlive it
   const permissionCaches = new WeakMap<Snapshot, Map<string, PermissionSet>>();
@@ -160,7 +160,7 @@ export function createAccessModel(pg: PGlite, options: AccessModelOptions): Acce
   };
 }
 
-async function loadSnapshot(pg: PGlite): Promise<Snapshot> {
+async function loadSnapshot(pg: Sql): Promise<Snapshot> {
   const [orgs, users, members, tokens, teamMembers, roles, perms, teamRoles, userRoles, dsGrants] = await Promise.all([
     pg.query<{ id: number; name: string }>("select id, name from orgs"),
     pg.query<Record<string, unknown>>(

@@ -1,7 +1,7 @@
 // First-boot content of the identity tables: organization 1 ("Main Org.")
 // and the built-in admin user with the configured initial password.
 // Idempotent: runs at every start and changes nothing that exists.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 
@@ -15,7 +15,7 @@ export const DEFAULT_ADMIN_PASSWORD = "admin";
  */
 const DEFAULT_ADMIN_HASH = "$2b$10$m0wqsCMDO4QXzwb5fJqDreYihOs.DScxDr.ynRgCXtJqOxnMwFC5e";
 
-export async function bootstrapIdentity(pg: PGlite, adminPassword: string): Promise<{ createdAdmin: boolean }> {
+export async function bootstrapIdentity(pg: Sql, adminPassword: string): Promise<{ createdAdmin: boolean }> {
   const existing = await pg.query<{ n: number }>("select count(*)::int as n from users where lower(login) = 'admin'");
   const needsAdmin = existing.rows[0]!.n === 0;
   // hash outside the transaction: it takes ~0.1 s of CPU
@@ -36,11 +36,11 @@ export async function bootstrapIdentity(pg: PGlite, adminPassword: string): Prom
 }
 
 /** whether the built-in admin user still has the default password */
-export async function adminHasDefaultPassword(pg: PGlite): Promise<boolean> {
+export async function adminHasDefaultPassword(pg: Sql): Promise<boolean> {
   return isDefaultAdminHash(await adminPasswordHash(pg));
 }
 
-async function adminPasswordHash(pg: PGlite): Promise<string | null> {
+async function adminPasswordHash(pg: Sql): Promise<string | null> {
   const r = await pg.query<{ password_hash: string | null }>("select password_hash from users where lower(login) = 'admin'");
   return r.rows[0]?.password_hash ?? null;
 }
@@ -56,7 +56,7 @@ async function isDefaultAdminHash(hash: string | null): Promise<boolean> {
  * stored hash differs from the one last checked, so a password change shows
  * on the next call.
  */
-export function defaultPasswordCheck(pg: PGlite): () => Promise<boolean> {
+export function defaultPasswordCheck(pg: Sql): () => Promise<boolean> {
   let memo: { hash: string | null; isDefault: Promise<boolean> } | undefined;
   return async () => {
     const hash = await adminPasswordHash(pg);

@@ -1,11 +1,11 @@
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import type { AccessModel } from "./access-model.ts";
 import type { Authenticator } from "./authenticate.ts";
 import type { ResourcePermissions } from "./resource-permissions.ts";
 
 /** what the identity services need: the database and the read model they keep current */
 export interface IdentityDeps {
-  pg: PGlite;
+  pg: Sql;
   model: AccessModel;
   auth: Authenticator;
   edition: "oss" | "enterprise" | "cloud";

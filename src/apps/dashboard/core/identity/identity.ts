@@ -1,7 +1,7 @@
 // Builds the identity services over one database: the read model, the login
 // throttle, sessions and the authenticator. Used by the dashboard app and by
 // the offline admin commands, so both behave the same.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { createAccessModel } from "./access-model.ts";
 import { createAuthenticator, type Authenticator } from "./authenticate.ts";
 import type { IdentityDeps } from "./identity-deps.ts";
@@ -29,7 +29,7 @@ export interface IdentityServices {
   throttle: LoginThrottle;
 }
 
-export function createIdentity(pg: PGlite, o: IdentityOptions): IdentityServices {
+export function createIdentity(pg: Sql, o: IdentityOptions): IdentityServices {
   const resourcePermissions = createResourcePermissions(pg);
   const model = createAccessModel(pg, { customRoles: o.edition !== "oss", dataSourcePermissions: o.edition !== "oss", resourcePermissions });
   const throttle = createLoginThrottle(o.loginMaxAttempts, o.loginLockoutMs, o.now);

@@ -11,7 +11,7 @@
 // Held in memory, indexed by organization and scope, and changed in place by
 // each write: a check is a map lookup per scope, never a database round trip,
 // and a new dashboard does not rebuild the access model.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../../db/sql.ts";
 import type { ReadModelStats } from "../../../../lib/reloadable.ts";
 import type { OrgRole } from "./basic-roles.ts";
 
@@ -136,11 +136,13 @@ export interface ResourcePermissions {
   forgetOrg(orgId: number): void;
   /** changes whenever any entry changes (caches of what a caller may read key on it) */
   revision(): number;
+  /** another node changed the entries of one scope, or of any (undefined): read them again */
+  reload(scope?: { orgId: number; kind: ManagedKind; uid: string }): Promise<void>;
   /** loaded once; folders and dashboards whose entries changed since (GET /metrics) */
   readonly stats: ReadModelStats;
 }
 
-export function createResourcePermissions(pg: PGlite): ResourcePermissions {
+export function createResourcePermissions(pg: Sql): ResourcePermissions {
   const byScope = new Map<string, ManagedEntry[]>();
   /** principal|action -> how many entries grant it to that principal (route guards without a scope) */
   const actionCounts = new Map<string, number>();
@@ -164,19 +166,28 @@ export function createResourcePermissions(pg: PGlite): ResourcePermissions {
     else byScope.delete(key);
     count(orgId, kind, entries, 1);
   };
-  const ready = pg.query<Row>("select * from resource_permissions order by id").then((r) => {
+  /** the entries of every scope from rows, put in place of what is held; scopes with no rows left are emptied */
+  const putAll = (rows: readonly Row[]) => {
     const grouped = new Map<string, { orgId: number; kind: ManagedKind; uid: string; entries: ManagedEntry[] }>();
-    for (const row of r.rows) {
+    for (const row of rows) {
       const key = keyOf(row.org_id, scopeOf(row.kind, row.uid));
       const g = grouped.get(key) ?? { orgId: row.org_id, kind: row.kind, uid: row.uid, entries: [] };
       g.entries.push(toEntry(row));
       grouped.set(key, g);
     }
+    for (const key of [...byScope.keys()]) {
+      if (grouped.has(key)) continue;
+      const [kind, uid] = scopeParts(key);
+      put(Number(key.slice(0, key.indexOf("|"))), kind, uid, []);
+    }
     for (const g of grouped.values()) put(g.orgId, g.kind, g.uid, g.entries);
+  };
+  const ready = pg.query<Row>("select * from resource_permissions order by id").then((r) => {
+    putAll(r.rows);
     stats.loads = 1;
   });
 
-  const insert = async (tx: Transaction | PGlite, orgId: number, kind: ManagedKind, uid: string, list: readonly EntryInput[]) => {
+  const insert = async (tx: SqlTx | Sql, orgId: number, kind: ManagedKind, uid: string, list: readonly EntryInput[]) => {
     const out: ManagedEntry[] = [];
     for (const e of list) {
       const r = await tx.query<Row>(
@@ -220,6 +231,14 @@ export function createResourcePermissions(pg: PGlite): ResourcePermissions {
     },
     revision: () => revision,
     stats,
+    async reload(scope) {
+      if (!scope) {
+        putAll((await pg.query<Row>("select * from resource_permissions order by id")).rows);
+        return;
+      }
+      const r = await pg.query<Row>("select * from resource_permissions where org_id = $1 and kind = $2 and uid = $3 order by id", [scope.orgId, scope.kind, scope.uid]);
+      put(scope.orgId, scope.kind, scope.uid, r.rows.map(toEntry));
+    },
     async forgetUser(orgId, userId) {
       await pg.query("delete from resource_permissions where org_id = $1 and user_id = $2", [orgId, userId]);
       for (const [key, entries] of [...byScope]) {

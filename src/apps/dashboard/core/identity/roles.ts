@@ -2,7 +2,7 @@
 // stored global role of the same name until a hard reset), and custom roles
 // of an organization or global. Assignments to teams take effect at once
 // (the access model is rebuilt after every change).
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../../db/sql.ts";
 import { ApiError, badRequest, conflict, notFound } from "../../../../lib/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import { BASIC_ROLES, basicRolePermissions, KNOWN_ACTIONS } from "./basic-roles.ts";
@@ -85,12 +85,12 @@ function rowJson(row: RoleRow, permissions?: Array<{ action: string; scope: stri
   };
 }
 
-async function storedRole(pg: PGlite | Transaction, orgId: number, uid: string): Promise<RoleRow | undefined> {
+async function storedRole(pg: Sql | SqlTx, orgId: number, uid: string): Promise<RoleRow | undefined> {
   const r = await pg.query<RoleRow>("select * from roles where uid = $1 and (org_id = $2 or org_id = 0)", [uid, orgId]);
   return r.rows[0];
 }
 
-async function permissionsOf(pg: PGlite | Transaction, roleId: number) {
+async function permissionsOf(pg: Sql | SqlTx, roleId: number) {
   const r = await pg.query<{ action: string; scope: string; created_at: string; updated_at: string }>(
     "select action, scope, created_at, updated_at from role_permissions where role_id = $1 order by action, scope",
     [roleId],
@@ -137,7 +137,7 @@ function normalise(input: RoleInput): Permission[] {
   return (input.permissions ?? []).map((p) => ({ action: p.action.trim(), scope: (p.scope ?? "").trim() }));
 }
 
-async function writePermissions(tx: Transaction, roleId: number, permissions: Permission[]) {
+async function writePermissions(tx: SqlTx, roleId: number, permissions: Permission[]) {
   await tx.query("delete from role_permissions where role_id = $1", [roleId]);
   if (!permissions.length) return;
   await tx.query(

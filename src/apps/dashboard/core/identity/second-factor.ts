@@ -6,7 +6,7 @@
 // A code is accepted within one step either side of the server's clock, and a
 // step once used is never accepted again. Wrong codes count towards the login
 // lock-out under their own key (a right password does not clear them).
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../../db/sql.ts";
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
 import { ApiError, badRequest, conflict, forbidden } from "../../../../lib/errors.ts";
@@ -18,7 +18,7 @@ import { sha256 } from "./tokens.ts";
 /** what a second factor needs of the secrets service (core/secrets' Secrets has it; identity imports no other folder) */
 export interface SecretSealer {
   seal(owner: string, field: string, plaintext: string): Promise<{ field: string; sealed: string }>;
-  write(db: PGlite | Transaction, owner: string, sealed: ReadonlyArray<{ field: string; sealed: string }>): Promise<void>;
+  write(db: Sql | SqlTx, owner: string, sealed: ReadonlyArray<{ field: string; sealed: string }>): Promise<void>;
   open(owner: string): Promise<Record<string, string>>;
 }
 
@@ -93,11 +93,13 @@ export function createSecondFactor(deps: IdentityDeps, o: SecondFactorOptions): 
 
   const secretOf = async (userId: number): Promise<string | undefined> => (await o.sealer.open(ownerOf(userId)))[FIELD];
 
+  const ENROLMENT = "(extract(epoch from created_at) * 1000000)::int8::text";
   const row = async (userId: number) =>
-    (await deps.pg.query<{ enabled: boolean; created_at: Date }>("select enabled, created_at from user_second_factor where user_id = $1", [userId])).rows[0];
+        // the enrolment's time to the microsecond, as the server keeps it (a JavaScript Date has milliseconds only)
+    (await deps.pg.query<{ enabled: boolean; enrolment: string }>(`select enabled, ${ENROLMENT} as enrolment from user_second_factor where user_id = $1`, [userId])).rows[0];
 
   /** the user's sessions end but one (a second factor turned on, off or reset) */
-  const endSessions = (db: Pick<PGlite, "query"> | Transaction, userId: number, keepSession?: string) =>
+  const endSessions = (db: Pick<Sql, "query"> | SqlTx, userId: number, keepSession?: string) =>
     db.query("delete from sessions where user_id = $1 and token_hash <> $2", [userId, keepSession ? sha256(keepSession) : ""]);
 
   /**
@@ -186,8 +188,8 @@ export function createSecondFactor(deps: IdentityDeps, o: SecondFactorOptions): 
       await deps.pg.transaction(async (tx) => {
         // the enrolment whose secret was read: a new enrol meanwhile made another secret, which the user never saw
         const done = await tx.query(
-          "update user_second_factor set enabled = true, enabled_at = now(), last_counter = $2 where user_id = $1 and not enabled and created_at = $3",
-          [user.id, step, r.created_at],
+          `update user_second_factor set enabled = true, enabled_at = now(), last_counter = $2 where user_id = $1 and not enabled and ${ENROLMENT} = $3`,
+          [user.id, step, r.enrolment],
         );
         if (!done.affectedRows) throw conflict("the enrolment changed meanwhile: enrol again");
         await tx.query("delete from user_recovery_codes where user_id = $1", [user.id]);

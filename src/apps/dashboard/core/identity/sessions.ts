@@ -1,7 +1,7 @@
 // Server-side sessions behind the admin page's cookie. The cookie holds a
 // random token; the database holds only its SHA-256 and the expiry. Lookups
 // are cached in memory so a signed-in page costs no round trip per request.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { randomBytes } from "node:crypto";
 import { sha256 } from "./tokens.ts";
 
@@ -21,7 +21,7 @@ export interface SessionStore {
 /** how long a count of live sessions is reused; a sign-in, sign-out or identity write counts again */
 const ACTIVE_COUNT_TTL_MS = 30_000;
 
-export function createSessionStore(pg: PGlite, lifetimeMs: number, now: () => number): SessionStore {
+export function createSessionStore(pg: Sql, lifetimeMs: number, now: () => number): SessionStore {
   const cache = new Map<string, { userId: number; expiresAt: number } | null>();
   /** the last count of live sessions: at most one query per ACTIVE_COUNT_TTL_MS, however often /metrics is scraped */
   let counted: { at: number; count: Promise<number> } | undefined;

@@ -2,7 +2,7 @@
 // the pieces the organization member lists share with them (the search
 // filter, paging, "last seen"). Service accounts are users in the table but
 // never in these lists, as in the real product.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import type { IdentityDeps } from "./identity-deps.ts";
 import { authLabelsOf, avatarUrl } from "./users.ts";
 
@@ -60,7 +60,7 @@ export function ageString(ms: number): string {
  * offset are appended. A perPage of Infinity means no limit.
  */
 export async function pageOf<T>(
-  pg: PGlite, columns: string, from: string, order: string, params: unknown[], page: number, perPage: number,
+  pg: Sql, columns: string, from: string, order: string, params: unknown[], page: number, perPage: number,
 ): Promise<{ totalCount: number; rows: T[] }> {
   const n = params.length;
   const limit = Number.isFinite(perPage) ? perPage : null;

@@ -9,7 +9,7 @@
 //   it, re-wraps every stored data key, then drops the old lines. Secrets open
 //   throughout, because every old key stays readable until nothing needs it.
 // - in memory (--in-memory): a random key that lives as long as the process.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { join } from "node:path";
 import type { Config } from "../../../../config/schema.ts";
 import { DATA_DIR_KEY_FILE, generateKey, keyFileStamp, readKeyFile, writeKeyFile } from "../../../../lib/key-file.ts";
@@ -103,7 +103,7 @@ export interface RunningSecrets {
  * background (an interrupted rotation, a new security.secret_key), the key
  * file watched for rotations.
  */
-export async function startSecrets(security: Config["security"], pg: PGlite, dataDir: string | undefined, logger: Logger): Promise<RunningSecrets> {
+export async function startSecrets(security: Config["security"], pg: Sql, dataDir: string | undefined, logger: Logger): Promise<RunningSecrets> {
   const source = resolveSecretKeys(security, dataDir);
   const secrets = createSecrets(pg, await createKeySet(source.keys), logger);
   const rewrapping = finishRotation(secrets, source, logger).catch((err: unknown) =>

@@ -4,11 +4,11 @@
 // "securevalue:default/db-password"); owner and field are bound to the
 // ciphertext, so a row copied elsewhere does not open. Plain text exists only
 // in memory, on the way in and on the way out.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Sql, SqlTx } from "../../../../db/sql.ts";
 import { createKeyring, keyIdOf, SealedValueError, type Keyring } from "../../../../lib/envelope.ts";
 import type { Logger } from "../../../../lib/logger.ts";
 
-export type Queryable = PGlite | Transaction;
+export type Queryable = Sql | SqlTx;
 
 /** the current key-encryption key and the ones it replaced (still able to open) */
 export interface KeySet {
@@ -50,7 +50,7 @@ export interface Secrets {
 
 const contextOf = (owner: string, field: string) => `${owner}/${field}`;
 
-export function createSecrets(pg: PGlite, initial: KeySet, logger: Logger): Secrets {
+export function createSecrets(pg: Sql, initial: KeySet, logger: Logger): Secrets {
   let keys = initial;
   const keyringOf = (sealed: string): Keyring => {
     const id = keyIdOf(sealed);

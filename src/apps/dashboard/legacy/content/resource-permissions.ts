@@ -3,7 +3,7 @@
 // resource-permissions.ts) in the real product's legacy shape; POST replaces
 // the whole list. A dashboard's list also shows what it inherits from its
 // folders (inherited: true).
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import type { Context } from "hono";
 import { type } from "../../../../lib/arktype.ts";
 import { ApiError, badRequest } from "../../../../lib/errors.ts";
@@ -29,7 +29,7 @@ const Item = type({
 const UpdateIn = type({ items: Item.array().atMostLength(500) });
 
 export interface ResourcePermissionDeps extends ContentDeps {
-  pg: PGlite;
+  pg: Sql;
   permissions: ResourcePermissions;
 }
 

@@ -3,7 +3,7 @@
 // changed by each write) for the queries that filter with the pending ones.
 // Ids, statuses and the list's shape are the real product's
 // (pkg/compactor/deletion: delete_requests_store.go, request_handler.go).
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { ApiError } from "../../../../lib/errors.ts";
 import type { LogQuery } from "../logql/parse.ts";
 import { goDurationText, parseDeleteQuery, type ActiveDelete, type DeleteSpec } from "./query.ts";
@@ -82,7 +82,7 @@ function requestId(tenant: string, nowNs: bigint, query: string): string {
   return fnv32([encoder.encode(tenant), time, encoder.encode(query)]).toString(16).padStart(8, "0");
 }
 
-export async function openDeleteRequests(pg: PGlite, now: () => number): Promise<DeleteRequests> {
+export async function openDeleteRequests(pg: Sql, now: () => number): Promise<DeleteRequests> {
   const byTenant = new Map<string, Map<string, DeleteRequest>>();
   const actives = new Map<string, readonly ActiveDelete[]>();
   const activeOf = new WeakMap<DeleteRequest, ActiveDelete>();

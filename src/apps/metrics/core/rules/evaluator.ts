@@ -7,7 +7,7 @@
 // evaluation skips the slots it overran. A posted group replaces the old one
 // at once (keeping the state of unchanged rules) and is first evaluated at
 // its next slot; a deleted group stops and its series are marked stale.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import { ApiError } from "../../../../lib/errors.ts";
 import { jsonTextProblem } from "../../../../lib/json-safety.ts";
 import { storableTextProblem } from "../../../../lib/storable-text.ts";
@@ -30,7 +30,7 @@ export interface RuleEngine {
 }
 
 export interface RuleDeps {
-  pg: PGlite;
+  pg: Sql;
   engine: RuleEngine;
   /** stores samples for a tenant through the normal ingest path (limits apply); throws ApiError when refused */
   write(tenant: string, samples: SampleToWrite[]): Promise<void>;

@@ -1,7 +1,7 @@
 // Rule groups in PGlite (metrics_rule_groups): the ruler keeps every group in
 // memory and writes through, so reads never touch the database; this file
 // is only the persistence.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Sql } from "../../../../db/sql.ts";
 import type { RuleGroup } from "./group-format.ts";
 
 export interface StoredGroup {
@@ -20,7 +20,7 @@ export interface RuleStore {
   deleteNamespace(tenant: string, namespace: string): Promise<number>;
 }
 
-export function createRuleStore(pg: PGlite): RuleStore {
+export function createRuleStore(pg: Sql): RuleStore {
   return {
     async loadAll() {
       const res = await pg.query<{ tenant: string; namespace: string; body: RuleGroup }>(
