@@ -14,6 +14,12 @@ import { skipHeapSpaceWalks } from "./platform/memory.ts";
 import { createTaskPool, poolSize } from "./platform/workers.ts";
 import { openStoreAccess } from "./store-access/access-store.ts";
 import { exposureWarnings } from "./store-access/exposure.ts";
+import { createFence } from "./db/fence.ts";
+import { defaultNodeName, joinCluster, type Membership } from "./cluster/nodes.ts";
+import { campaignForStores, type StoreLock } from "./cluster/store-lock.ts";
+import { forwardToActive } from "./cluster/forward.ts";
+import { advertised } from "./cluster/advertise.ts";
+import { VERSION } from "./version.ts";
 
 export type ServiceName = "dashboard" | "logs" | "metrics" | "logs proxy";
 
@@ -31,6 +37,12 @@ export interface StartOptions {
   now?: () => number;
   /** where a generated metrics admin token is shown once (default: standard error) */
   announce?: (text: string) => void;
+  /**
+   * This node lost the store lock (its connection to the database broke):
+   * another node may run the stores now. It has stopped serving them; the CLI
+   * exits so that a supervisor starts it again as a standby.
+   */
+  fenced?: () => void;
 }
 
 export async function startOutpost(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
@@ -64,6 +76,10 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
   // a query's tasks, and the event loop keeps only the storing (none when worker_threads is 0)
   const decoder = createTaskPool({ threads: Math.min(1, poolSize(config.server.worker_threads)), logger });
   const closePools = () => Promise.all([pool.close(), decoder.close()]).then(() => undefined);
+  // the stores share the server block's TLS, as dskit's listeners do; the dashboard has its own
+  const tlsOf = (name: ServiceName) => (name === "dashboard" ? config.dashboard.http_tls_config : config.server.http_tls_config);
+  let membership: Membership | undefined;
+  let storeLock: StoreLock | undefined;
   /** background work of the apps, stopped (and flushed) before the database closes; the pool goes last */
   const closers: Array<() => Promise<void>> = [];
   for (const warning of exposureWarnings(config)) logger.warn(warning);
@@ -87,32 +103,102 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       : undefined;
     if (disk) closers.push(async () => disk.stop());
     const deps = { config, db, logger, lifecycle, runner: pool, decoder, access, disk };
+    const apps: Array<[ServiceName, number, FetchHandler]> = [];
+    // the nodes sharing a PostgreSQL database: this one's row, heartbeat and listeners' URLs
+    if (db.server) {
+      const roles = config.server.target === "all" ? ["dashboard", "stores"] : [config.server.target];
+      membership = await joinCluster(db.pg, { name: config.server.node_name || defaultNodeName(config.dashboard.http_port), roles, version: VERSION, logger });
+      const joined = membership;
+      closers.push(() => joined.leave());
+    }
     // backups of the database, the stores' files (added below) and the data dir's others; stopped before the stores close
     const backups = createBackups({ config, db, logger, ...(options.now ? { now: options.now } : {}) });
     closers.push(() => backups.close());
-    const dashboard = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, boundPorts, backups, ...options });
-    closers.push(dashboard.close);
-    const apps: Array<[ServiceName, number, FetchHandler]> = [["dashboard", config.dashboard.http_port, dashboard.app.fetch]];
-    // the stores share the server block's TLS, as dskit's listeners do; the dashboard has its own
-    const tlsOf = (name: ServiceName) => (name === "dashboard" ? config.dashboard.http_tls_config : config.server.http_tls_config);
-
-    if (modules.logs) {
-      const logs = await modules.logs.createLogStoreApp({ ...deps, ...options });
-      closers.push(logs.close);
-      backups.addSource(logs.backup);
-      apps.push(["logs", config.logs.http_port, logs.app.fetch]);
-      const proxy = config.logs.auth_proxy;
-      if (proxy.enabled) {
-        const { createAuthProxy } = await import("./apps/logstore/auth-proxy.ts");
-        const front = createAuthProxy({ htpasswdFile: proxy.htpasswd_file, realm: proxy.realm, openReady: proxy.open_ready, forward: logs.app.fetch, cors: logs.cors, logger, ...options });
-        apps.push(["logs proxy", proxy.port, front.fetch]);
-      }
+    // what this node runs (server.target); on a shared PostgreSQL database the stores run on one node at a time
+    const target = config.server.target;
+    const dashboardHere = target !== "stores";
+    const storesHere = target !== "dashboard";
+    const shared = db.server !== undefined;
+    let dashboardApp: Awaited<ReturnType<typeof modules.dashboard.createDashboardApp>> | undefined;
+    if (dashboardHere) {
+      dashboardApp = await modules.dashboard.createDashboardApp({ ...deps, adminFiles: admin, boundPorts, backups, ...options, ...(membership ? { cluster: membership } : {}) });
+      closers.push(dashboardApp.close);
+      apps.push(["dashboard", config.dashboard.http_port, dashboardApp.app.fetch]);
     }
-    if (modules.metrics) {
-      const metrics = await modules.metrics.createMetricsApp({ ...deps, ...options });
-      closers.push(metrics.close);
-      backups.addSource(metrics.backup);
-      apps.push(["metrics", config.metrics.http_port, metrics.app.fetch]);
+    const fence = createFence();
+    /** the stores' apps: opened here, or (shared) once this node holds the store lock */
+    const openStores = async () => {
+      const opened: Array<[ServiceName, FetchHandler]> = [];
+      const closing: Array<() => Promise<void>> = [];
+      try {
+        if (modules.logs) {
+          const logs = await modules.logs.createLogStoreApp({ ...deps, ...options, fence });
+          closing.push(logs.close);
+          backups.addSource(logs.backup);
+          opened.push(["logs", logs.app.fetch]);
+          const proxy = config.logs.auth_proxy;
+          if (proxy.enabled) {
+            const { createAuthProxy } = await import("./apps/logstore/auth-proxy.ts");
+            const front = createAuthProxy({ htpasswdFile: proxy.htpasswd_file, realm: proxy.realm, openReady: proxy.open_ready, forward: logs.app.fetch, cors: logs.cors, logger, ...options });
+            opened.push(["logs proxy", front.fetch]);
+          }
+        }
+        if (modules.metrics) {
+          const metrics = await modules.metrics.createMetricsApp({ ...deps, ...options, fence });
+          closing.push(metrics.close);
+          backups.addSource(metrics.backup);
+          opened.push(["metrics", metrics.app.fetch]);
+        }
+      } catch (err) {
+        await closeAll(closing, logger);
+        throw err;
+      }
+      return { opened, closing };
+    };
+    const storePorts: Array<[ServiceName, number]> = [];
+    if (storesHere && modules.logs) {
+      storePorts.push(["logs", config.logs.http_port]);
+      if (config.logs.auth_proxy.enabled) storePorts.push(["logs proxy", config.logs.auth_proxy.port]);
+    }
+    if (storesHere && modules.metrics) storePorts.push(["metrics", config.metrics.http_port]);
+    if (storesHere && !shared) {
+      const { opened, closing } = await openStores();
+      closers.push(...closing);
+      for (const [name, fetch] of opened) apps.push([name, storePorts.find(([n]) => n === name)![1], fetch]);
+    } else if (storesHere && shared && membership) {
+      const joined = membership;
+      // a standby until this node holds the store lock: its store listeners forward to the active node
+      const handlers = new Map<ServiceName, FetchHandler>();
+      for (const [name] of storePorts) {
+        const forward = name === "logs proxy" ? forwardToActive("logs", membership) : forwardToActive(name as "logs" | "metrics", membership);
+        handlers.set(name, forward);
+        apps.push([name, storePorts.find(([n]) => n === name)![1], (request, env) => handlers.get(name)!(request, env)]);
+      }
+      const standby = new Map(handlers);
+      let running: Array<() => Promise<void>> = [];
+      storeLock = campaignForStores(db.server!, logger, {
+        async elected() {
+          const { opened, closing } = await openStores();
+          running = closing;
+          for (const [name, fetch] of opened) handlers.set(name, fetch);
+          await joined.becomeStoreActive();
+          logger.info("this node runs the stores now", { node: joined.name });
+        },
+        lost() {
+          // nothing more of the shared log from here; requests go to whichever node runs the stores now
+          fence.raise();
+          for (const [name, fetch] of standby) handlers.set(name, fetch);
+          options.fenced?.();
+        },
+      });
+      closers.push(async () => {
+        // the stores close while this node still holds the lock (their last flush clears the shared log);
+        // only then may a standby take over
+        await closeAll(running, logger);
+        await storeLock?.stop();
+      });
+      // a lock that is free now is taken before the listeners open: a node alone serves its stores at once
+      await storeLock.settled;
     }
     // other nodes' writes (PostgreSQL): the read models registered above; listening before the first request
     db.changes.on("store_access", ["store_access_policies", "store_access_tokens"], () => {
@@ -132,6 +218,7 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       listeners.push([name, listener]);
       boundPorts[name] = Number(new URL(listener.url).port);
     }
+    if (membership) await membership.setUrls(advertised(listeners, config.server));
   } catch (err) {
     await Promise.all(listeners.map(([, l]) => l.close(true)));
     await closeAll([...closers, closePools], logger);

@@ -56,6 +56,10 @@ describe("architecture rules", () => {
     ).toEqual([]);
   });
 
+  it("cluster/ (nodes on a shared PostgreSQL database) imports no app", () => {
+    expect(violations((file, target) => file.startsWith("cluster/") && /^(apps|cli|server)\b/.test(target))).toEqual([]);
+  });
+
   it("store-access/ (the stores' policies and tokens, shared by the three apps) imports no app", () => {
     expect(violations((file, target) => file.startsWith("store-access/") && /^(apps|cli|server)\b/.test(target))).toEqual([]);
   });

@@ -45,7 +45,13 @@ async function runServer(config: Config): Promise<void> {
     data_dir: config.storage.in_memory ? "(in memory)" : config.storage.data_dir,
   });
   const started = performance.now();
-  const server = await startOutpost(config, logger).catch((err: unknown) => {
+  const server = await startOutpost(config, logger, {
+    fenced() {
+      // another node may run the stores now: exit, so that a supervisor starts this one again as a standby
+      logger.error("this node lost the store lock; exiting so that it restarts as a standby");
+      process.exit(EXIT_FAILURE);
+    },
+  }).catch((err: unknown) => {
     if (err instanceof DataDirInUseError || err instanceof SchemaTooNewError || err instanceof ListenError) {
       throw new CliError(err.message, EXIT_FAILURE);
     }

@@ -115,6 +115,12 @@ function genericOAuthKeys(): ConfigKey[] {
 export const configKeys: readonly ConfigKey[] = [
   { path: "server.host", flag: "--host <host>", kind: "string", default: "127.0.0.1",
     description: "address every listener binds to" },
+  { path: "server.target", flag: "--target <target>", kind: "string", default: "all",
+    description: "what this node runs: all (the dashboard and both stores), dashboard, or stores (the log and metrics stores), like the real stores' -target; on a shared PostgreSQL database (storage.database_url) one store node is active at a time and the others forward to it (docs/scaling.md)" },
+  { path: "server.node_name", flag: "--node-name <name>", kind: "string", default: "",
+    description: "this node's name in the list of nodes (admin page, /api/admin/cluster); empty: the host name and the dashboard port" },
+  { path: "server.advertise_address", flag: "--advertise-address <host>", kind: "string", default: "",
+    description: "the host other nodes reach this one at (standby store nodes forward requests to the active one there); empty: server.host, or the host name when listening on every interface" },
   { path: "server.edition", flag: "--edition <edition>", kind: "string", default: "oss",
     description: "product edition: oss, enterprise or cloud (enterprise-only APIs answer 404 in oss)" },
   { path: "server.log_level", flag: "--log-level <level>", kind: "string", default: "info",

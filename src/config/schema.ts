@@ -106,6 +106,9 @@ const storeAuth = {
 export const configSchema = type({
   server: {
     host: nonEmpty,
+    target: "'all' | 'dashboard' | 'stores'",
+    node_name: "string",
+    advertise_address: type("string").narrow((s, ctx) => s === "" || /^[A-Za-z0-9.:\[\]-]+$/.test(s) || ctx.mustBe("empty or a host name or address other nodes reach this one at")),
     edition: "'oss' | 'enterprise' | 'cloud'",
     log_level: "'debug' | 'info' | 'warn' | 'error'",
     log_format: "'logfmt' | 'json'",

@@ -64,6 +64,7 @@ export function postgresFeed(db: PostgresDatabase, logger: Logger): ChangeFeed {
   let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
 
   const fire = (topic: string, detail?: string) => {
+    logger.debug("another node's change applied", { topic, detail: detail ?? "(all)" });
     for (const apply of topics.get(topic)?.apply ?? []) {
       try {
         apply(detail);

@@ -3,6 +3,7 @@
 // PGlite gives, so that no caller can tell the backends apart.
 import pg from "pg";
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import type { ConnectionOptions } from "node:tls";
 import type { Logger } from "../lib/logger.ts";
 import type { Queryable, Sql, SqlResult, SqlTx } from "./sql.ts";
@@ -183,6 +184,11 @@ export function connectionConfig(options: Omit<PostgresOptions, "maxConnections"
   return config;
 }
 
+/** SNI names a host, never an address (RFC 6066); an address is still checked against the certificate's IP names */
+function serverName(host: string): { servername?: string } {
+  return isIP(host.replace(/^\[|\]$/g, "")) ? {} : { servername: host };
+}
+
 function tlsFor(mode: string, ca: string | undefined, host: string): ConnectionOptions | false | undefined {
   switch (mode) {
     case "disable":
@@ -192,11 +198,11 @@ function tlsFor(mode: string, ca: string | undefined, host: string): ConnectionO
       return false;
     case "require":
       // libpq: encrypted, and verified only when a CA is given
-      return ca ? { ca, servername: host } : { rejectUnauthorized: false };
+      return ca ? { ca, ...serverName(host) } : { rejectUnauthorized: false };
     case "verify-ca":
       return { ca, checkServerIdentity: () => undefined };
     case "verify-full":
-      return { ca, servername: host };
+      return { ca, ...serverName(host) };
     default:
       throw new Error(`storage.database_url: sslmode must be disable, allow, prefer, require, verify-ca or verify-full (got ${mode})`);
   }

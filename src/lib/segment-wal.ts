@@ -28,9 +28,34 @@ export interface SegmentWal {
   close(): void;
   /** closes the log and deletes every segment (its owner has stored everything) */
   clear(): void;
+  /**
+   * Resolves once every record appended so far is durable: at once for
+   * files (each append is written through); a log kept in a database
+   * commits appends in groups, and a push is acknowledged only after this.
+   */
+  durable(): Promise<void>;
 }
 
-const DEFAULT_SEGMENT_BYTES = 32 * 1024 * 1024;
+/** where a log's records are kept: segment files in a directory, or a database table shared by the nodes of a cluster */
+export interface WalSource {
+  /** the directory of the segment files (what a backup copies); undefined for a database */
+  readonly dir: string | undefined;
+  /** visits every intact record of segments `from` on, in order; returns the segments that held damage */
+  read(from: number, visit: (payload: Uint8Array, segment: number) => void): Promise<Array<{ segment: number; problem: string }>>;
+  /** opens the log for appending, at segment `first` or above */
+  open(first?: number): Promise<SegmentWal>;
+}
+
+/** the segment files in `dir` */
+export function fileWalSource(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES): WalSource {
+  return {
+    dir,
+    read: async (from, visit) => forEachRecord(dir, from, visit),
+    open: async (first = 1) => openSegmentWal(dir, segmentBytes, first),
+  };
+}
+
+export const DEFAULT_SEGMENT_BYTES = 32 * 1024 * 1024;
 const name = (n: number) => `${String(n).padStart(8, "0")}.wal`;
 
 /** every intact record on disk, in order; a torn tail (a crash mid-write) ends the read */
@@ -67,6 +92,8 @@ export function forEachRecord(dir: string, from: number, visit: (payload: Uint8A
   }
   return problems;
 }
+
+const DONE = Promise.resolve();
 
 function listSegments(dir: string): number[] {
   return readdirSync(dir)
@@ -143,5 +170,6 @@ export function openSegmentWal(dir: string, segmentBytes = DEFAULT_SEGMENT_BYTES
       closed = true;
       if (existsSync(dir)) for (const s of listSegments(dir)) rmSync(join(dir, name(s)), { force: true });
     },
+    durable: () => DONE,
   };
 }

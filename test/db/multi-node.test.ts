@@ -18,7 +18,7 @@ beforeAll(async () => {
   const url = await pg.createDatabase();
   // one after the other: the first migrates, the others find it done (starting together is the backend test's)
   for (let i = 0; i < 3; i++) {
-    nodes.push(await startTestServer({ "storage.database_url": url, "security.secret_key": SECRET_KEY, "metrics.auth.type": "tokens" }));
+    nodes.push(await startTestServer({ "storage.database_url": url, "security.secret_key": SECRET_KEY, "metrics.auth.type": "tokens", "server.node_name": `node-${"abc"[i]}` }));
   }
 }, 180_000);
 
@@ -35,13 +35,37 @@ async function onOthers(check: (i: number) => Promise<boolean>): Promise<void> {
 const status = async (p: Promise<{ status: number }>) => (await p).status;
 
 describe("three nodes on one PostgreSQL database", () => {
+  it("every node lists the three, their roles and the one running the stores (the first to start); /api/health names them without addresses", async () => {
+    for (const i of [0, 1, 2]) {
+      const c = await api(i).get("/api/admin/cluster", { auth: ADMIN });
+      expect(c.status).toBe(200);
+      expect(c.body.backend).toBe("postgres");
+      expect(c.body.storeNode).toBe("node-a");
+      const names = (c.body.nodes as Array<{ name: string; roles: string[]; up: boolean; storeActive: boolean; self: boolean; urls: Record<string, string> }>);
+      expect(names.map((n) => [n.name, n.roles, n.up, n.storeActive]).sort()).toEqual([
+        ["node-a", ["dashboard", "stores"], true, true], ["node-b", ["dashboard", "stores"], true, false], ["node-c", ["dashboard", "stores"], true, false],
+      ]);
+      expect(names.find((n) => n.self)!.name).toBe(`node-${"abc"[i]}`);
+      expect(names.find((n) => n.name === "node-a")!.urls.metrics).toBe(nodes[0]!.urls.metrics);
+    }
+    const health = await api(2).get("/api/health");
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ database: "ok", node: "node-c", storeNode: "node-a" });
+    expect(JSON.stringify(health.body)).not.toContain("127.0.0.1");
+    // a viewer may not see where the nodes are
+    const viewer = await api(0).user("cluster-viewer", "Viewer");
+    expect((await api(1).get("/api/admin/cluster", { auth: viewer.auth })).status).toBe(403);
+  });
+
   it("a user made on A signs in on B and C; disabled on A, refused on B and C", async () => {
     // B and C hold their access model before the user exists
     for (const i of [1, 2]) expect(await status(api(i).get("/api/users/search", { auth: ADMIN }))).toBe(200);
     const made = await api(0).post("/api/admin/users", { auth: ADMIN, body: { login: "ana", password: "ana-password-1", email: "ana@example.com" } });
     expect(made.status).toBe(200);
     const ana = basic("ana", "ana-password-1");
-    await onOthers(async (i) => (await status(api(i).get("/api/user", { auth: ana }))) === 200);
+    // seen first as the admin: signing in as ana before she is there would count as failed sign-ins (and lock her out)
+    await onOthers(async (i) => (await status(api(i).get("/api/users/lookup?loginOrEmail=ana", { auth: ADMIN }))) === 200);
+    for (const i of [1, 2]) expect(await status(api(i).get("/api/user", { auth: ana }))).toBe(200);
     expect((await api(0).post(`/api/admin/users/${made.body.id}/disable`, { auth: ADMIN })).status).toBe(200);
     await onOthers(async (i) => (await status(api(i).get("/api/user", { auth: ana }))) === 401);
   });

@@ -10,6 +10,10 @@ import { migrations } from "../../src/db/migrations/index.ts";
 import { ADMIN, client } from "../helpers/api.ts";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.ts";
 import { startTestServer } from "../helpers/server.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createCa, createServerCert } from "../../src/lib/pki.ts";
 
 let server: PostgresServer;
 beforeAll(async () => {
@@ -136,5 +140,49 @@ describe("the PostgreSQL backend", () => {
     } finally {
       await second.stop();
     }
+  });
+});
+
+describe("the PostgreSQL backend over TLS (sslmode, storage.database_ca_file)", () => {
+  const ca = createCa("Outpost test database CA");
+  let tlsServer: PostgresServer;
+  let caFile = "";
+  let otherCaFile = "";
+  let dir = "";
+  beforeAll(async () => {
+    tlsServer = await startPostgres({ tls: createServerCert(ca, ["127.0.0.1", "localhost"]) });
+    dir = mkdtempSync(join(tmpdir(), "outpost-pg-tls-"));
+    caFile = join(dir, "ca.pem");
+    otherCaFile = join(dir, "other-ca.pem");
+    writeFileSync(caFile, ca.cert);
+    writeFileSync(otherCaFile, createCa("Someone else's CA").cert);
+  }, 120_000);
+  afterAll(async () => {
+    await tlsServer?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const encrypted = async (url: string, ca?: string) => {
+    const db = await openDatabase({ dataDir: undefined, logger: silentLogger, postgres: { url, maxConnections: 2, ...(ca ? { caFile: ca } : {}) } });
+    try {
+      return (await db.pg.query<{ ssl: boolean }>("select ssl from pg_stat_ssl where pid = pg_backend_pid()")).rows[0]!.ssl;
+    } finally {
+      await db.close();
+    }
+  };
+
+  it("verify-full with the server's CA connects encrypted; another CA is refused; require encrypts; disable does not", async () => {
+    const base = await tlsServer.createDatabase();
+    expect(await encrypted(`${base}?sslmode=verify-full`, caFile)).toBe(true);
+    await expect(encrypted(`${base}?sslmode=verify-full`, otherCaFile)).rejects.toThrow(/certificate/i);
+    await expect(encrypted(`${base}?sslmode=verify-ca`, otherCaFile)).rejects.toThrow(/certificate/i);
+    expect(await encrypted(`${base}?sslmode=require`)).toBe(true);
+    expect(await encrypted(`${base}?sslmode=disable`)).toBe(false);
+    // the CA from the URL, as libpq's sslrootcert
+    expect(await encrypted(`${base}?sslmode=verify-full&sslrootcert=${encodeURIComponent(caFile)}`)).toBe(true);
+  });
+
+  it("an sslmode libpq does not know is refused at start, naming it", async () => {
+    await expect(encrypted(`${tlsServer.url}?sslmode=sometimes`)).rejects.toThrow(/sslmode must be disable, allow, prefer, require, verify-ca or verify-full \(got sometimes\)/);
   });
 });

@@ -4,7 +4,7 @@
 // as root: the server refuses root), on a free port, trust authentication
 // on 127.0.0.1 only, fsync off (a test cluster, thrown away).
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -46,7 +46,13 @@ function asServerUser(): { uid?: number; gid?: number } {
 
 let counter = 0;
 
-export async function startPostgres(): Promise<PostgresServer> {
+/** TLS for the server: its certificate and key (PEM); clients may then use sslmode */
+export interface PostgresTls {
+  cert: string;
+  key: string;
+}
+
+export async function startPostgres(options: { tls?: PostgresTls } = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL is not installed (apt-get install postgresql): .ci/run installs it");
   const dir = mkdtempSync(join(tmpdir(), "outpost-pg-"));
@@ -64,9 +70,18 @@ export async function startPostgres(): Promise<PostgresServer> {
   };
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]);
   const port = await freePort();
+  let ssl = "";
+  if (options.tls) {
+    const cert = join(dir, "server.crt");
+    const key = join(dir, "server.key");
+    writeFileSync(cert, options.tls.cert, { mode: 0o600 });
+    writeFileSync(key, options.tls.key, { mode: 0o600 });
+    if (user.uid !== undefined) execFileSync("chown", [`${user.uid}:${user.gid}`, cert, key]);
+    ssl = ` -c ssl=on -c ssl_cert_file=${cert} -c ssl_key_file=${key}`;
+  }
   run("pg_ctl", [
     "-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60",
-    "-o", `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
+    "-o", `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300${ssl}`,
     "start",
   ]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;

@@ -11,6 +11,7 @@ import { movableBuffers } from "../../src/apps/logstore/core/columns.ts";
 import { logTasks } from "../../src/apps/logstore/core/scan-tasks.ts";
 import { openLogStore } from "../../src/apps/logstore/core/store.ts";
 import { openWal, readWal } from "../../src/apps/logstore/core/wal.ts";
+import { fileWalSource } from "../../src/lib/segment-wal.ts";
 import { protobufBody } from "./helpers.ts";
 import { inlineRunner, type TaskRunner } from "../../src/lib/tasks.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
@@ -370,14 +371,14 @@ describe("log store: write-ahead records", () => {
     try {
       const ts = 1_767_225_600_000_000_000n;
       const body = protobufBody([{ stream: { app: "p" }, values: [[String(ts), "proto line", { trace_id: "abc" }], [String(ts + 1n), "second"]] }]);
-      const wal = openWal(dir);
+      const wal = await openWal(fileWalSource(dir));
       wal.appendRaw(7, "tw", { body, contentType: "application/x-protobuf", contentEncoding: undefined });
       wal.append({ seq: 8, tenant: "tw", streams: [{ labels: { app: "j" }, entries: [[String(ts + 2n), "json line", { k: "v" }]] }] });
       wal.close();
       // the record is the body, not a re-serialised copy
       const onDisk = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
       expect(onDisk).toBeLessThan(body.length + 300);
-      const records = await readWal(dir);
+      const records = await readWal(fileWalSource(dir));
       expect(records.map((r) => [r.seq, r.tenant])).toEqual([[7, "tw"], [8, "tw"]]);
       expect(records[0]!.streams).toEqual([{ labels: { app: "p" }, entries: [{ ts, line: "proto line", metadata: { trace_id: "abc" } }, { ts: ts + 1n, line: "second" }] }]);
       expect(records[1]!.streams[0]!.entries).toMatchObject([{ ts: ts + 2n, line: "json line", metadata: { k: "v" } }]);

@@ -53,6 +53,8 @@ import { registerLegacyPlaylists } from "./legacy/content/playlists.ts";
 import { registerSnapshots } from "./legacy/content/snapshots.ts";
 import { createSnapshotStore } from "./core/content/snapshots.ts";
 import { registerHealth } from "./legacy/admin/health.ts";
+import { registerCluster } from "./legacy/admin/cluster.ts";
+import { clusterView } from "./core/admin/cluster-view.ts";
 import { registerLogin } from "./legacy/identity/login.ts";
 import { registerLdap } from "./legacy/identity/ldap.ts";
 import { createLdap } from "./core/identity/ldap.ts";
@@ -78,6 +80,7 @@ import { renderDashboardError } from "./render-error.ts";
 import { secureValueAccess, secureValueKind } from "./apis/kinds/secure-values.ts";
 import { loadDataSources } from "./core/datasources/datasource-registry.ts";
 import { followOtherNodes } from "./other-nodes.ts";
+import { clusterLock, LDAP_SYNC_LOCK, SECRETS_REWRAP_LOCK } from "./cluster-locks.ts";
 import { provisionDataSources } from "./core/datasources/datasource-provisioning.ts";
 import type { DataSourceDeps } from "./core/datasources/datasources.ts";
 import { startSecrets } from "./core/secrets/secret-keys.ts";
@@ -121,6 +124,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const { deps: identity, auth, sessions, throttle } = createIdentity(db.pg, {
     ...identityOptionsFrom(config, now),
     onTokenUsed: recordTokenUse(db, deps.logger, now),
+    changes: db.changes,
   });
   // LDAP sign-in (auth.ldap): an invalid ldap.toml stops the start, naming the field
   const ldapSettings = config.auth.ldap;
@@ -159,8 +163,10 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   const licenceKey = enterprise ? await loadLicenceKey(config.security.licence_public_key_file) : undefined;
   const r = createRouter(app, auth);
   const preferences = createPreferenceStore(db.pg);
-  registerHealth(r, deps);
-  const pendingLogins = createPendingLogins(now);
+  const cluster = clusterView(deps);
+  registerHealth(r, deps, cluster);
+  registerCluster(r, cluster);
+  const pendingLogins = createPendingLogins(db.pg, now);
   // OpenID Connect sign-in (auth.generic_oauth): made once the secrets service runs (below)
   let oauth: OAuthService | undefined;
   registerLogin(r, {
@@ -186,7 +192,7 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
     registerTeamGroups(r, identity);
   }
   const dataSourceRegistry = await loadDataSources(db.pg);
-  const running = await startSecrets(config.security, db.pg, db.dataDir, deps.logger);
+  const running = await startSecrets(config.security, db.pg, db.dataDir, deps.logger, clusterLock(db, SECRETS_REWRAP_LOCK).run);
   const { secrets } = running;
   const secondFactor = createSecondFactor(identity, {
     throttle,
@@ -312,7 +318,9 @@ export async function createDashboardApp(deps: DashboardDeps): Promise<Dashboard
   });
   // the LDAP active sync: users re-checked in the background (never on a request); started last, so a
   // failed start leaves no timer behind, and stopped before the database closes
-  const ldapSync = ldap && ldapSettings.active_sync_enabled ? scheduleLdapSync(ldap, ldapSettings.sync_cron, deps.logger) : undefined;
+  const ldapSync = ldap && ldapSettings.active_sync_enabled
+    ? scheduleLdapSync(ldap, ldapSettings.sync_cron, deps.logger, clusterLock(db, LDAP_SYNC_LOCK).tryRun)
+    : undefined;
   return {
     app,
     routes: r.entries,

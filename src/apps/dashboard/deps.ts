@@ -7,6 +7,7 @@ import type { StoreAccess } from "../../store-access/access-store.ts";
 
 /** Everything the dashboard app needs, passed explicitly (no globals). */
 import type { DiskGuard } from "../../lib/disk-guard.ts";
+import type { Membership } from "../../cluster/nodes.ts";
 
 export interface DashboardDeps {
   config: Config;
@@ -25,6 +26,8 @@ export interface DashboardDeps {
   backups?: Backups | undefined;
   /** the data dir's cap (server.ts): its last measurement shows on the overview */
   disk?: DiskGuard | undefined;
+  /** the nodes sharing a PostgreSQL database (server.ts); undefined with the embedded database */
+  cluster?: Membership | undefined;
 }
 
 /** listener name ("dashboard", "logs", "metrics", "logs proxy") -> the port it listens on */

@@ -2,6 +2,8 @@
 // /svc/api/v1; each tenant is named by X-Scope-OrgID. Errors are plain text,
 // as the real product writes them. Who may reach which tenant:
 // store-access/ (logs.auth.type header or tokens).
+import { sharedWalSource } from "../../db/shared-wal.ts";
+import type { Fence } from "../../db/fence.ts";
 import { join } from "node:path";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { Config } from "../../config/schema.ts";
@@ -54,6 +56,8 @@ export interface LogStoreDeps {
   access?: StoreAccess | undefined;
   /** the data dir's cap (server.ts): the store's oldest chunks are dropped first, pushes refused only when nothing is left */
   disk?: DiskGuard | undefined;
+  /** on a shared PostgreSQL database: raised when this node lost the store lock (the shared log and checkpoints refuse then) */
+  fence?: Fence | undefined;
 }
 
 export interface LogStoreApp {
@@ -104,11 +108,17 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     pathAliases: [["/loki/api/v1", "/svc/api/v1"]],
   });
   const metrics = createLogStoreMetrics();
+  const shared = deps.db.backend === "postgres";
   const store = await openLogStore({
     pg: deps.db.pg,
     logger,
-    walDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-wal") : undefined,
-    chunkDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-chunks") : undefined,
+    // on a PostgreSQL server the log and the chunks are where every store node can reach them: in the database
+    ...(shared
+      ? { walDir: undefined, walSource: sharedWalSource(deps.db.pg, "logs", logger, () => deps.fence?.check()), chunkDir: undefined }
+      : {
+        walDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-wal") : undefined,
+        chunkDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-chunks") : undefined,
+      }),
     runner: deps.runner,
     onCorrupt: (tenant) => metrics.corruptChunk(tenant),
     now,

@@ -2,6 +2,9 @@
 // admin API, per-tenant limits, rules and queries; each tenant is named by
 // X-Scope-OrgID. Errors are plain text or Prometheus JSON, per route family
 // (render-error.ts).
+import { sharedWalSource } from "../../db/shared-wal.ts";
+import type { Fence } from "../../db/fence.ts";
+import { databaseCheckpoints } from "./core/checkpoint-place.ts";
 import { join } from "node:path";
 import type { Hono } from "hono";
 import type { Config } from "../../config/schema.ts";
@@ -58,6 +61,8 @@ export interface MetricsDeps {
   access?: StoreAccess | undefined;
   /** the data dir's cap (server.ts): the store's oldest chunks are dropped first, pushes refused only when nothing is left */
   disk?: DiskGuard | undefined;
+  /** on a shared PostgreSQL database: raised when this node lost the store lock (the shared log and checkpoints refuse then) */
+  fence?: Fence | undefined;
 }
 
 export interface MetricsApp {
@@ -117,7 +122,16 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
   const gate = { isInactive: (tenant: string) => tenants.isInactive(tenant), auth };
   const limits = createMetricsLimits({ config: m, tenants, logger });
   await limits.reload();
-  const store = await openMetricsStore({ pg, logger, walDir: deps.db.dataDir ? join(deps.db.dataDir, "metrics-wal") : undefined, now });
+  // on a PostgreSQL server the log and the checkpoints are where every store node can reach them: in the database
+  const store = await openMetricsStore({
+    pg, logger, now,
+    ...(deps.db.backend === "postgres"
+      ? {
+        walSource: sharedWalSource(pg, "metrics", logger, () => deps.fence?.check()),
+        checkpoints: databaseCheckpoints(pg, "metrics", deps.db.dataDir ? join(deps.db.dataDir, "metrics-scratch") : undefined, () => deps.fence?.check()),
+      }
+      : { walDir: deps.db.dataDir ? join(deps.db.dataDir, "metrics-wal") : undefined }),
+  });
   const sweep = () => {
     for (const t of store.tenants()) store.peek(t)?.sweepIdle(now(), m.active_series_idle_timeout);
   };

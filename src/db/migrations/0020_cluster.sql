@@ -4,7 +4,8 @@
 -- a NOTIFY on channel outpost_changes ("<topic> <version>[ <row detail>]"),
 -- both delivered at commit. (PGlite has one process per database: the table
 -- and functions are there, the triggers are not.)
--- cluster_nodes: the nodes, their roles and when each was last heard of.
+-- cluster_nodes: the nodes, their roles, where they listen, which one runs the
+-- stores now, and when each was last heard of.
 create table cluster_changes (
   topic text primary key,
   version bigint not null
@@ -47,6 +48,8 @@ create table cluster_nodes (
   name text not null,
   roles text[] not null,
   urls jsonb not null default '{}',
+  -- the node holding the store lock: standbys forward the stores' requests to its urls
+  store_active boolean not null default false,
   version text not null,
   started_at timestamptz not null default now(),
   heartbeat_at timestamptz not null default now()

@@ -17,7 +17,29 @@ interface Stats {
   datasources?: number;
   serviceAccounts?: number;
   /** cap, free and filesystemBytes as the disk guard last measured them (storage.max_disk_usage) */
-  storage?: { dataDir: string | null; bytes: number; cap?: number | null; free?: number | null; filesystemBytes?: number | null; pushesRefused?: string | null };
+  storage?: {
+    dataDir: string | null; bytes: number; cap?: number | null; free?: number | null; filesystemBytes?: number | null; pushesRefused?: string | null;
+    /** the embedded PGlite, or a PostgreSQL server (storage.database_url) and its database's size */
+    backend?: "pglite" | "postgres"; databaseBytes?: number;
+  };
+}
+
+interface ClusterNode {
+  name: string;
+  roles: string[];
+  urls: Record<string, string>;
+  version: string;
+  storeActive: boolean;
+  startedAt: string;
+  heartbeatAt: string;
+  up: boolean;
+  self: boolean;
+}
+
+interface Cluster {
+  backend: "pglite" | "postgres";
+  nodes: ClusterNode[];
+  storeNode: string | null;
 }
 
 export function OverviewPage() {
@@ -49,6 +71,7 @@ function OverviewBody({ topo }: { topo: Topology }) {
         <StorageCard />
         <EditionCard />
       </div>
+      <NodesCard />
     </>
   );
 }
@@ -161,6 +184,12 @@ function StorageCard() {
             <dd>{s.storage?.dataDir ? <code>{s.storage.dataDir}</code> : "in memory (nothing is kept after a restart)"}</dd>
             <dt>Size on disk</dt>
             <dd>{fmt.bytes(s.storage?.bytes)}</dd>
+            <dt>Database</dt>
+            <dd>
+              {s.storage?.backend === "postgres"
+                ? <>PostgreSQL server ({fmt.bytes(s.storage.databaseBytes)}; <code>storage.database_url</code>)</>
+                : <>embedded (PGlite, in the data directory)</>}
+            </dd>
             {s.storage?.dataDir && (
               <>
                 <dt>Disk cap</dt>
@@ -180,6 +209,45 @@ function StorageCard() {
             <dt>Service accounts</dt>
             <dd>{fmt.number(s.serviceAccounts)}</dd>
           </dl>
+          </>
+        )}
+      </Loaded>
+    </article>
+  );
+}
+
+/** the nodes sharing the database (one with the embedded database), their roles and which runs the stores */
+function NodesCard() {
+  const cluster = useLoad(() => api<Cluster>("/api/admin/cluster"));
+  return (
+    <article class="card" aria-labelledby="nodes-title">
+      <h2 id="nodes-title">Nodes</h2>
+      <Loaded load={cluster} what="The list of nodes">
+        {(c) => (
+          <>
+            <p class="muted small">
+              {c.backend === "postgres"
+                ? <>Nodes sharing one PostgreSQL database. The stores run on one node at a time{c.storeNode ? <> (now: <strong>{c.storeNode}</strong>)</> : <>: none does now (a failover may be under way)</>}; the others forward to it.</>
+                : <>One node: the embedded database belongs to this process.</>}
+            </p>
+            <table class="data">
+              <thead>
+                <tr><th scope="col">Node</th><th scope="col">Roles</th><th scope="col">Stores</th><th scope="col">State</th><th scope="col">Version</th><th scope="col">Started</th><th scope="col">Last heard</th></tr>
+              </thead>
+              <tbody>
+                {c.nodes.map((n) => (
+                  <tr key={n.name + n.startedAt}>
+                    <td>{n.name}{n.self ? <span class="muted"> (this one)</span> : null}</td>
+                    <td>{n.roles.join(", ")}</td>
+                    <td>{n.roles.includes("stores") || n.roles.includes("all") ? (n.storeActive ? <Badge tone="ok">active</Badge> : <Badge>standby</Badge>) : "—"}</td>
+                    <td>{n.up ? <Badge tone="ok">up</Badge> : <Badge tone="bad">down</Badge>}</td>
+                    <td>{n.version}</td>
+                    <td>{fmt.dateTime(n.startedAt)}</td>
+                    <td>{fmt.ago(n.heartbeatAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           </>
         )}
       </Loaded>

@@ -7,14 +7,17 @@ import {
   CREATED_BY, FOLDER_ANNOTATION, INTERNAL_ID_LABEL, MESSAGE_ANNOTATION, SERVER_ANNOTATIONS, UPDATED_AT, UPDATED_BY,
   isoSeconds, statusErrors, type KindContext, type KindDescriptor,
 } from "./kind.ts";
-import { DuplicateNameError, ObjectGoneError, type BucketKey, type StoredObject } from "./store.ts";
+import { DuplicateNameError, ObjectGoneError, StaleObjectError, type BucketKey, type StoredObject } from "./store.ts";
 import type { ResourceVersion } from "./query-options.ts";
 
 export const bucketOf = (d: KindDescriptor, ctx: KindContext): BucketKey => ctx.bucket(d.group, d.resource);
 
 /**
  * Writes to one bucket run one at a time: the resourceVersion check and the
- * write it guards must not interleave with another write (no lost updates).
+ * write it guards must not interleave with another write of this process (no
+ * lost updates). Other nodes on the same PostgreSQL database write without
+ * this queue: there the database judges (store.update writes only over the
+ * version the update was computed from).
  */
 const writeQueues = new Map<string, Promise<unknown>>();
 function serialized<T>(key: BucketKey, fn: () => Promise<T>): Promise<T> {
@@ -89,8 +92,21 @@ export interface UpdateOptions {
   alwaysNewVersion?: boolean;
 }
 
+/** how many times an update without a resourceVersion is computed again when another node wrote the object meanwhile */
+const UNCONDITIONAL_ATTEMPTS = 5;
+
 export function updateObject(d: KindDescriptor, ctx: KindContext, name: string, body: unknown, options: UpdateOptions = {}): Promise<StoredObject> {
-  return serialized(bucketOf(d, ctx), () => update(d, ctx, name, body, options));
+  return serialized(bucketOf(d, ctx), async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await update(d, ctx, name, body, options);
+      } catch (err) {
+        // an update without a resourceVersion is "last write wins": computed again over the version now stored
+        if (!(err instanceof StaleObjectError)) throw err;
+        if (attempt >= UNCONDITIONAL_ATTEMPTS) throw statusErrors.stale(d, name);
+      }
+    }
+  });
 }
 
 export function deleteObject(d: KindDescriptor, ctx: KindContext, name: string, query: URLSearchParams): Promise<StoredObject> {
@@ -186,10 +202,13 @@ async function update(d: KindDescriptor, ctx: KindContext, name: string, body: u
   await d.beforeWrite?.(ctx, next, previous);
   next.metadata.resourceVersion = await ctx.store.nextResourceVersion();
   try {
-    await ctx.store.update(key, next);
+    // the database judges: written only if the stored version is still the one checked above (another node may have written since)
+    await ctx.store.update(key, next, previous.metadata.resourceVersion);
   } catch (err) {
-    // deleted meanwhile with its folder (another queue): not written, not remembered
+    // deleted meanwhile (with its folder by another queue, or on another node): not written, not remembered
     if (err instanceof ObjectGoneError) throw statusErrors.notFound(d, name);
+    // another node wrote a newer version: the same answer as a stale resourceVersion caught in memory
+    if (err instanceof StaleObjectError && parsed.resourceVersion !== undefined) throw statusErrors.stale(d, name);
     throw err;
   }
   await d.afterWrite?.(ctx, next, previous);

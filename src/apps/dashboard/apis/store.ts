@@ -43,6 +43,12 @@ interface Bucket {
 export class DuplicateNameError extends Error {}
 /** an update of an object whose row is gone */
 export class ObjectGoneError extends Error {}
+/**
+ * an update computed from a version of the object that is no longer the
+ * stored one (another node wrote it meanwhile): nothing written, and the
+ * object held in memory has been read again from the database
+ */
+export class StaleObjectError extends Error {}
 
 export interface ResourceStore {
   get(key: BucketKey, name: string): Promise<StoredObject | undefined>;
@@ -58,7 +64,15 @@ export interface ResourceStore {
   /** the numeric id of a new object (its deprecatedInternalID) */
   nextId(): Promise<number>;
   create(key: BucketKey, id: number, object: StoredObject): Promise<void>;
-  update(key: BucketKey, object: StoredObject): Promise<void>;
+  /**
+   * Stores `object` as the next version of the object, only if the stored
+   * row is still at `previousResourceVersion` (the version the update was
+   * computed from): the database judges, so two nodes cannot both write over
+   * the same version. Otherwise nothing is written, the object is read again
+   * into memory, and StaleObjectError (a newer version is stored) or
+   * ObjectGoneError (the row is gone) is thrown.
+   */
+  update(key: BucketKey, object: StoredObject, previousResourceVersion: string): Promise<void>;
   delete(key: BucketKey, names: string[]): Promise<void>;
   /**
    * versions of an object, newest first. `uid` (metadata.uid) keeps to one
@@ -146,6 +160,30 @@ export function createResourceStore(pg: Sql): ResourceStore {
     b.revision++;
   };
 
+  const refresh = async (key?: BucketKey, name?: string): Promise<void> => {
+    if (!key || name === undefined) {
+      buckets.clear();
+      return;
+    }
+    const held = buckets.get(bucketId(key));
+    if (!held) return;
+    const b = await held;
+    const r = await pg.query<{ object: StoredObject }>(
+      "select object from resources where api_group = $1 and resource = $2 and namespace = $3 and name = $4",
+      [key.group, key.resource, key.namespace, name],
+    );
+    const object = r.rows[0]?.object;
+    const before = b.byName.get(name);
+    // versions of one object only grow (each is taken after the one it replaces was read): an older read is a late one
+    if (object && before && Number(before.metadata.resourceVersion) > Number(object.metadata.resourceVersion)) return;
+    if (object) return remember(key, object);
+    if (!before) return;
+    unindex(b, before);
+    b.byName.delete(name);
+    b.sorted = null;
+    b.revision++;
+  };
+
   return {
     async get(key, name) {
       return (await bucket(key)).byName.get(name);
@@ -192,17 +230,29 @@ export function createResourceStore(pg: Sql): ResourceStore {
         });
       await remember(key, object);
     },
-    async update(key, object) {
-      await pg.transaction(async (tx) => {
+    async update(key, object, previousResourceVersion) {
+      const name = object.metadata.name;
+      const outcome = await pg.transaction(async (tx) => {
+        // at read committed, a concurrent update of the row waits for the other's commit and then finds its version changed
         const r = await tx.query(
           `update resources set resource_version = $5, object = $6
-            where api_group = $1 and resource = $2 and namespace = $3 and name = $4`,
-          [key.group, key.resource, key.namespace, object.metadata.name, object.metadata.resourceVersion, object],
+            where api_group = $1 and resource = $2 and namespace = $3 and name = $4 and resource_version = $7::bigint`,
+          [key.group, key.resource, key.namespace, name, object.metadata.resourceVersion, object, previousResourceVersion],
         );
-        if (!r.affectedRows) throw new ObjectGoneError();
-        await recordVersion(tx, key, object);
+        if (r.affectedRows) {
+          await recordVersion(tx, key, object);
+          return "written" as const;
+        }
+        const still = await tx.query(
+          "select 1 from resources where api_group = $1 and resource = $2 and namespace = $3 and name = $4",
+          [key.group, key.resource, key.namespace, name],
+        );
+        return still.rows.length ? ("stale" as const) : ("gone" as const);
       });
-      await remember(key, object);
+      if (outcome === "written") return remember(key, object);
+      // what memory held was not the stored version: the stored one (or its absence) replaces it
+      await refresh(key, name);
+      throw outcome === "stale" ? new StaleObjectError() : new ObjectGoneError();
     },
     async delete(key, names) {
       if (!names.length) return;
@@ -241,27 +291,7 @@ export function createResourceStore(pg: Sql): ResourceStore {
     forget(namespace) {
       for (const id of [...buckets.keys()]) if (id.endsWith(`\n${namespace}`)) buckets.delete(id);
     },
-    async refresh(key, name) {
-      if (!key || name === undefined) {
-        buckets.clear();
-        return;
-      }
-      const held = buckets.get(bucketId(key));
-      if (!held) return;
-      const b = await held;
-      const r = await pg.query<{ object: StoredObject }>(
-        "select object from resources where api_group = $1 and resource = $2 and namespace = $3 and name = $4",
-        [key.group, key.resource, key.namespace, name],
-      );
-      const object = r.rows[0]?.object;
-      if (object) return remember(key, object);
-      const before = b.byName.get(name);
-      if (!before) return;
-      unindex(b, before);
-      b.byName.delete(name);
-      b.sorted = null;
-      b.revision++;
-    },
+    refresh,
     async atGeneration(key, name, generation, uid) {
       const r = await pg.query<{ object: StoredObject }>(
         `select object from resource_history

@@ -142,6 +142,8 @@ export async function ingest(deps: IngestDeps, tenant: string, streams: PushStre
   if (batch.length) {
     // every entry accepted: the body as it came is the write-ahead record (nothing re-serialised)
     deps.store.append(tenant, batch, errors.length === 0 ? raw : undefined);
+    // acknowledged only once in the write-ahead log for good (at once for its files; a shared log commits)
+    await deps.store.durable();
     deps.tails?.publish(tenant, batch);
     deps.counters.received(tenant, lines, bytes - limitedBytes);
   }

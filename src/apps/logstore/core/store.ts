@@ -23,6 +23,9 @@ import { logTasks } from "./scan-tasks.ts";
 import { streamKey } from "./labels.ts";
 import { mergeLanes, type Run } from "./merge.ts";
 import { openWal, readWal, type RawPush, type Wal, type WalRecord } from "./wal.ts";
+import { fileWalSource, type WalSource } from "../../../lib/segment-wal.ts";
+
+const DURABLE = Promise.resolve();
 
 export interface ChunkMeta {
   id: number;
@@ -77,8 +80,10 @@ export interface Stream {
 export interface StoreOptions {
   pg: Sql;
   logger: Logger;
-  /** undefined: in memory, no write-ahead log */
+  /** undefined: in memory, no write-ahead log (unless `walSource`) */
   walDir: string | undefined;
+  /** the write-ahead log kept elsewhere than walDir's files: the database, for nodes sharing one (db/shared-wal.ts) */
+  walSource?: WalSource | undefined;
   now: () => number;
   /** uncompressed bytes at which a head is cut (default 1 MiB) */
   chunkTargetBytes?: number;
@@ -95,6 +100,8 @@ export interface StoreOptions {
 }
 
 export interface LogStore {
+  /** resolves once every push appended so far is in the write-ahead log for good (a push is acknowledged after it) */
+  durable(): Promise<void>;
   streams(tenant: string): Stream[];
   find(tenant: string, labels: Record<string, string>): Stream | undefined;
   tenants(): string[];
@@ -302,9 +309,10 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     if (s.head.bytes >= target) cut(s);
   };
 
+  const walSource = o.walSource ?? (o.walDir ? fileWalSource(o.walDir) : undefined);
   // replay: records past what each stream's chunks hold go back into the heads
-  if (o.walDir) {
-    const records = await readWal(o.walDir);
+  if (walSource) {
+    const records = await readWal(walSource);
     for (const r of records) {
       seq = Math.max(seq, r.seq);
       for (const ws of r.streams) {
@@ -407,7 +415,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
    */
   const rebuildPending = async (s: Stream, p: Pending): Promise<ChunkInput> => {
     const kept: Entry[] = [];
-    for (const r of await readWal(o.walDir!)) {
+    for (const r of await readWal(walSource!)) {
       if (r.seq < p.firstSeq || r.seq > p.lastSeq || r.tenant !== s.tenant) continue;
       for (const ws of r.streams) {
         if (streamKey(ws.labels) !== s.key) continue;
@@ -487,12 +495,12 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
     return flushing;
   };
 
-  if (o.walDir) {
+  if (walSource) {
     // everything replayed is stored before new writes arrive, so the old segments can go;
     // a failure here stops startup and leaves the write-ahead log untouched
     for (const st of byId.values()) cut(st);
     await writePending();
-    wal = openWal(o.walDir);
+    wal = await openWal(walSource);
     wal.truncateBefore(wal.segment);
   }
   /** runs `work` alone after the writes under way (as deleteChunksBefore does) */
@@ -632,6 +640,7 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
       }
       for (const { stream, entries, packed } of batch) addToHead(stream, entries, recordSeq, wal?.segment ?? 0, packed);
     },
+    durable: () => (wal ? wal.durable() : DURABLE),
     chunkSource: (chunk) => sourceOf(chunk),
     admit,
     backlogBytes: () => backlog,
@@ -697,6 +706,8 @@ export async function openLogStore(o: StoreOptions): Promise<LogStore> {
         wal?.close();
         truncateWal();
       }
+      // a log in the database: its last appends and truncations are sent before the connection closes
+      await wal?.durable();
       await files?.close();
     },
   };

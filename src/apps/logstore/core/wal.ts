@@ -10,7 +10,7 @@
 //     compressed body (snappy protobuf, gzip JSON) stays compressed on disk.
 //     Replay decodes it with the push decoder again.
 //   - otherwise the accepted entries as JSON {seq, tenant, streams}.
-import { openSegmentWal, readSegments, type SegmentWal } from "../../../lib/segment-wal.ts";
+import type { SegmentWal, WalSource } from "../../../lib/segment-wal.ts";
 import type { Entry } from "./chunks.ts";
 import { decodePush } from "./push-decode.ts";
 
@@ -52,10 +52,12 @@ const REPLAY_MAX_BYTES = 2 ** 31;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-/** every intact record on disk, in order */
-export async function readWal(dir: string): Promise<ReplayRecord[]> {
+/** every intact record of the log, in order (a torn tail ends a segment's read) */
+export async function readWal(source: WalSource): Promise<ReplayRecord[]> {
   const out: ReplayRecord[] = [];
-  for (const payload of readSegments(dir)) {
+  const payloads: Uint8Array[] = [];
+  await source.read(0, (payload) => payloads.push(payload));
+  for (const payload of payloads) {
     if (payload[0] === RAW) {
       const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
       const headerLength = view.getUint32(1, true);
@@ -78,8 +80,8 @@ export async function readWal(dir: string): Promise<ReplayRecord[]> {
   return out;
 }
 
-export function openWal(dir: string): Wal {
-  const wal = openSegmentWal(dir);
+export async function openWal(source: WalSource): Promise<Wal> {
+  const wal = await source.open();
   return {
     get segment() {
       return wal.segment;
@@ -99,5 +101,6 @@ export function openWal(dir: string): Wal {
     segments: () => wal.segments(),
     close: () => wal.close(),
     clear: () => wal.clear(),
+    durable: () => wal.durable(),
   };
 }

@@ -11,9 +11,12 @@ import { filesIn, pinCounter, type BackupPin } from "../../../lib/backup-pin.ts"
 import type { Logger } from "../../../lib/logger.ts";
 import { createTimeSlicer } from "../../../lib/time-slice.ts";
 import { collectGarbage, collectYoung, memoryPacer } from "../../../platform/memory.ts";
-import { forEachRecord, openSegmentWal, type SegmentWal } from "../../../lib/segment-wal.ts";
+import { fileWalSource, type SegmentWal, type WalSource } from "../../../lib/segment-wal.ts";
 import { createRwLock } from "../../../lib/rw-lock.ts";
-import { CheckpointError, listCheckpoints, readCheckpoint, writeCheckpoint } from "./checkpoint.ts";
+import { CheckpointError, listCheckpoints, readCheckpoint } from "./checkpoint.ts";
+import { fileCheckpoints, type CheckpointPlace } from "./checkpoint-place.ts";
+
+const DURABLE = Promise.resolve();
 import { insertChunkRows } from "./chunk-rows.ts";
 import { createDeletion, type DeleteOutcome, type Deletion, type ReplayedDeletions } from "./deletion.ts";
 import { isDeletionRecord } from "./deletion-log.ts";
@@ -28,8 +31,11 @@ import { decodeXorChunkBits, xorChunkSamples } from "./xor-chunk.ts";
 export interface MetricsStoreOptions {
   pg: Sql;
   logger: Logger;
-  /** where the write-ahead log lives; none keeps everything in memory only */
-  walDir?: string;
+  /** where the write-ahead log lives; none keeps everything in memory only (unless `walSource`) */
+  walDir?: string | undefined;
+  /** the log and checkpoints kept elsewhere than walDir's files: the database, for nodes sharing one */
+  walSource?: WalSource | undefined;
+  checkpoints?: CheckpointPlace | undefined;
   now: () => number;
   /** how often closed chunks are written to the database (ms) */
   flushInterval?: number;
@@ -52,6 +58,8 @@ export interface MetricsStore {
   walSegment(): number;
   /** appends a record (a snappy WriteRequest of what was accepted) before the push is acknowledged */
   logWrite(tenant: string, body: Uint8Array): void;
+  /** resolves once every record logged so far is in the write-ahead log for good (a push is acknowledged after it) */
+  durable(): Promise<void>;
   querier(tenant: string, budget: QueryBudget): SampleQuerier;
   /** writes closed (and, with `all`, open) chunks to the database */
   flush(all?: boolean): Promise<void>;
@@ -119,7 +127,9 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   let fromCheckpoint = false;
   /** the size of the newest checkpoint (bytes) */
   let checkpointBytes = 0;
-  const newest = o.walDir ? listCheckpoints(o.walDir)[0] : undefined;
+  const walSource = o.walSource ?? (o.walDir ? fileWalSource(o.walDir) : undefined);
+  const place = o.checkpoints ?? (o.walDir ? fileCheckpoints(o.walDir) : undefined);
+  const newest = place ? await place.newest() : undefined;
   if (newest) {
     try {
       const loaded = readCheckpoint(newest.file, head);
@@ -133,6 +143,8 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       o.logger.error("metrics store checkpoint cannot be read: recovering from the database and the write-ahead log; samples of the heads older than the log's oldest segment may be missing", {
         file: newest.file, err: err instanceof CheckpointError ? err.message : String(err),
       });
+    } finally {
+      newest.done();
     }
   }
   if (!fromCheckpoint) await loadIndex(o.pg, head);
@@ -145,22 +157,22 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   /** the database's part of the deletions a replay met */
   const replayedDeletions: ReplayedDeletions = new Map();
   let replayed = 0;
-  if (o.walDir) {
+  if (walSource) {
     const t0 = performance.now();
-    const r = replay(o.walDir, from, head, o.now(), deletion, replayedDeletions);
+    const r = await replay(walSource, from, head, o.now(), deletion, replayedDeletions);
     replayed = r.records;
     for (const p of r.problems) {
       // the next checkpoint deletes the segment: a copy is kept for the operator
-      const file = join(o.walDir, `${String(p.segment).padStart(8, "0")}.wal`);
+      const file = join(walSource.dir ?? "", `${String(p.segment).padStart(8, "0")}.wal`);
       const copy = `${file}.damaged`;
-      if (existsSync(file) && !existsSync(copy)) copyFileSync(file, copy);
+      if (walSource.dir && existsSync(file) && !existsSync(copy)) copyFileSync(file, copy);
       o.logger.error("metrics store write-ahead segment damaged: what it holds past the damage is not replayed; a copy is kept", { segment: p.segment, problem: p.problem, copy });
     }
     if (replayed) o.logger.info("metrics store write-ahead log replayed", { records: replayed, samples: r.samples, ms: Math.round(performance.now() - t0) });
     // the segments replayed stay until the next checkpoint holds what they hold. New records go to a
     // segment from the newest checkpoint's on: after a clean stop (a checkpoint, no segment left) the
     // numbers started again at 1, below the checkpoint's, and a crash then lost what they held
-    wal = openSegmentWal(o.walDir, undefined, newest?.segment ?? 1);
+    wal = await walSource.open(newest?.segment ?? 1);
     // a crash may have cut a deletion short in the database: done again (before the checkpoint after the replay)
     if (replayedDeletions.size > 0) await deletion.finishReplay(heads, replayedDeletions);
   }
@@ -186,20 +198,20 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
   const checkpointWalBytes = o.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES;
   const checkpointInterval = o.checkpointInterval ?? CHECKPOINT_INTERVAL;
   const checkpoint = (sliceMs = CHECKPOINT_SLICE_MS): Promise<boolean> => {
-    if (!wal || !o.walDir || pins.pinned()) return Promise.resolve(false);
+    if (!wal || !place || pins.pinned()) return Promise.resolve(false);
     if (checkpointing) return checkpointing;
     const log = wal;
-    const dir = o.walDir;
+    const at = place;
     // not during a deletion's batch: the segments it truncates may hold records whose database part is not done
     const run = () => lock.shared(async () => {
       // every record before this segment is in the heads now
       const segment = log.rotate();
       const written = log.written;
       const t0 = performance.now();
-      const done = await writeCheckpoint(dir, segment, heads.values(), { sliceMs });
+      const done = await at.write(segment, heads.values(), { sliceMs });
       lastCheckpoint = { written, at: Date.now() };
       checkpointBytes = done.bytes;
-      for (const old of listCheckpoints(dir)) if (old.segment < segment) rmSync(old.file, { force: true });
+      await at.removeBefore(segment);
       log.truncateBefore(segment);
       o.logger.debug("metrics store checkpoint written", { segment, series: done.series, bytes: done.bytes, ms: Math.round(performance.now() - t0) });
     });
@@ -253,6 +265,7 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       wal.append(payload);
       if (grownEnough(wal) && !checkpointing && Date.now() >= retryAt) setImmediate(() => checkpointDue() && void checkpoint());
     },
+    durable: () => (wal ? wal.durable() : DURABLE),
     querier: (tenant, budget) => createQuerier(o.pg, heads.get(tenant), tenant, budget),
     flush,
     checkpoint: async () => {
@@ -307,6 +320,8 @@ export async function openMetricsStore(o: MetricsStoreOptions): Promise<MetricsS
       await flush(false).catch((err: unknown) => o.logger.error("writing metrics chunks failed; the checkpoint keeps them", { err: String(err) }));
       if (await checkpoint(0)) wal.clear();
       else wal.close();
+      // a log in the database: its last appends and truncations are sent before the connection closes
+      await wal.durable();
     },
   };
 }
@@ -338,7 +353,7 @@ async function loadIndex(pg: Sql, head: (tenant: string) => TenantHead): Promise
  * appended twice. Series are found by their labels' raw bytes after the
  * first time, as pushes find them.
  */
-function replay(dir: string, from: number, head: (tenant: string) => TenantHead, now: number, deletion: Deletion, deletions: ReplayedDeletions) {
+async function replay(source: WalSource, from: number, head: (tenant: string) => TenantHead, now: number, deletion: Deletion, deletions: ReplayedDeletions) {
   let records = 0;
   let samples = 0;
   const damaged: Array<{ segment: number; records: number; first: string }> = [];
@@ -346,7 +361,7 @@ function replay(dir: string, from: number, head: (tenant: string) => TenantHead,
   const release = memoryPacer(32 * 1024 * 1024, 50, collectYoung);
   /** what each record is decoded into (grown to the largest) */
   let scratch = new Uint8Array(1 << 20);
-  const problems = forEachRecord(dir, from, (payload, segment) => {
+  const problems = await source.read(from, (payload, segment) => {
     records++;
     release(payload.length * 4);
     try {

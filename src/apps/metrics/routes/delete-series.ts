@@ -50,6 +50,8 @@ export function registerDeleteSeries(app: Hono, deps: DeleteSeriesDeps): void {
     let r;
     try {
       r = await oneAtATime.run(() => deps.store.deleteSeries(tenant, selectors, start, end));
+      // its record in the write-ahead log (a replay repeats it) is durable before the answer
+      await deps.store.durable();
     } catch (err) {
       if (err instanceof StoppingError) throw new ApiError(503, err.message);
       throw err;

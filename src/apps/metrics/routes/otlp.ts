@@ -72,6 +72,7 @@ export function registerOtlpPush(app: Hono, deps: OtlpPushDeps): void {
         "packed" in decoded
           ? (ingestPacked(deps, tenant, decoded.packed, decoded.wal) ?? ingest(deps, tenant, unpackWriteRequest(decoded.packed, known), decoded.wal, refused))
           : ingest(deps, tenant, decoded.request, undefined, refused);
+      if (result.appended) await deps.store.durable();
       if (result.appended) deps.gate.auth.wrote(c, result.appended, raw.length);
       if (result.status === 429) throw new ApiError(429, result.message ?? "", { headers: retryHeaders(c) });
       const parseError = decoded.errors ? `otlp parse error: ${decoded.errors}` : "";

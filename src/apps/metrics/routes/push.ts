@@ -26,6 +26,8 @@ export function registerPush(app: Hono, deps: PushDeps): void {
     const result =
       ("packed" in decoded ? ingestPacked(deps, tenant, decoded.packed, raw) : undefined) ??
       ingest(deps, tenant, "packed" in decoded ? unpackWriteRequest(decoded.packed, known) : decoded.request, raw);
+    // acknowledged only once in the write-ahead log for good (at once for its files; a shared log commits)
+    if (result.appended) await deps.store.durable();
     if (result.appended) deps.gate.auth.wrote(c, result.appended, raw.length);
     if (result.status === 200) return c.body(null, 200);
     throw new ApiError(result.status, result.message ?? "", result.status === 429 ? { headers: retryHeaders(c) } : {});

@@ -185,12 +185,13 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   let external: ExternalLogin | undefined;
   const externalVerified = new Map<string, { userId: number; until: number }>();
   const externalPending = new Map<string, Promise<UserRecord | undefined>>();
-  const viaExternal = async (ext: ExternalLogin, key: string, login: string, password: string, lockKey: string): Promise<UserRecord> => {
+  /** the user of credentials the directory verified a moment ago, still one of its users and enabled */
+  const externalHit = (ext: ExternalLogin, key: string, snap: Snapshot): UserRecord | undefined => {
     const hit = externalVerified.get(key);
-    if (hit && hit.until > now()) {
-      const cached = (await model.snapshot()).users.get(hit.userId);
-      if (cached && !cached.isDisabled && cached.authModule === ext.module) return cached;
-    }
+    const cached = hit && hit.until > now() ? snap.users.get(hit.userId) : undefined;
+    return cached && !cached.isDisabled && cached.authModule === ext.module ? cached : undefined;
+  };
+  const viaExternal = async (ext: ExternalLogin, key: string, login: string, password: string, lockKey: string): Promise<UserRecord> => {
     let flight = externalPending.get(key);
     if (!flight) {
       flight = ext.signIn(login, password).finally(() => externalPending.delete(key));
@@ -203,13 +204,14 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     });
     if (!user || user.isDisabled) {
       externalVerified.delete(key);
-      throttle.recordFailure(lockKey);
+      await throttle.recordFailure(lockKey);
       throw badLogin();
     }
-    throttle.reset(lockKey);
+    // remembered before the reset is awaited: a concurrent request with the same credentials finds them then
     externalVerified.delete(key);
     externalVerified.set(key, { userId: user.id, until: now() + EXTERNAL_VERIFIED_TTL_MS });
     while (externalVerified.size > VERIFIED_MAX) externalVerified.delete(externalVerified.keys().next().value!);
+    await throttle.reset(lockKey);
     return user;
   };
 
@@ -217,40 +219,48 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const snap = await model.snapshot();
     const user = snap.byLogin.get(login.toLowerCase());
     const lockKey = user ? `user:${user.id}` : `name:${login.toLowerCase()}`;
-    if (throttle.isLocked(lockKey)) throw badLogin("login-attempt.blocked");
     const key = createHash("sha256").update(`${cacheKey}\n${login.toLowerCase()}\n${password}`).digest("hex");
     // not a local user with a password, or a user of the directory: the directory decides
-    if (external && (!user || user.authModule === external.module || (!user.passwordHash && !user.isServiceAccount && user.authModule === ""))) {
-      return viaExternal(external, key, login, password, lockKey);
-    }
-    const hit = verified.get(key);
-    // an entry holds only while the user it verified still has the password hash it was checked
-    // against, in the current snapshot: a changed password misses, a deleted user misses, a
-    // disabled one is refused below. So identity changes need not (and do not) drop the cache.
-    if (user && hit && hit.userId === user.id && hit.passwordHash === user.passwordHash && hit.until > now()) {
-      if (user.isDisabled || user.isServiceAccount) throw badLogin();
-      return user;
+    const ext = external && (!user || user.authModule === external.module || (!user.passwordHash && !user.isServiceAccount && user.authModule === "")) ? external : undefined;
+    const hitOf = (): UserRecord | undefined => {
+      if (ext) return externalHit(ext, key, snap);
+      const hit = verified.get(key);
+      // an entry holds only while the user it verified still has the password hash it was checked
+      // against, in the current snapshot: a changed password misses, a deleted user misses, a
+      // disabled one is refused below. So identity changes need not (and do not) drop the cache.
+      return user && hit && hit.userId === user.id && hit.passwordHash === user.passwordHash && hit.until > now() ? user : undefined;
+    };
+    const hit = hitOf();
+    // no password check follows a cache hit: the lock-out may answer from memory there (login-throttle.ts)
+    if (await throttle.isLocked(lockKey, hit !== undefined)) throw badLogin("login-attempt.blocked");
+    // looked up again after the check (which may have asked the database): a concurrent request may have verified them meanwhile
+    const cached = hit ?? hitOf();
+    if (ext) return cached ?? viaExternal(ext, key, login, password, lockKey);
+    if (cached) {
+      if (cached.isDisabled || cached.isServiceAccount) throw badLogin();
+      return cached;
     }
     // an unknown login costs the same bcrypt as a known one: timing tells nothing
     const hash = user && !user.isServiceAccount && user.passwordHash ? user.passwordHash : DUMMY_HASH;
     const ok = (await compareOnce(key, password, hash)) && hash !== DUMMY_HASH;
     if (!ok || !user || user.isDisabled) {
-      throttle.recordFailure(lockKey);
+      await throttle.recordFailure(lockKey);
       throw badLogin();
     }
-    throttle.reset(lockKey);
+    // remembered before the reset is awaited: a concurrent request with the same credentials finds them then
     remember(key, { userId: user.id, passwordHash: hash, until: now() + VERIFIED_TTL_MS });
+    await throttle.reset(lockKey);
     return user;
   };
 
   const checkOwnPassword = async (user: UserRecord, password: string): Promise<boolean> => {
     const lockKey = `user:${user.id}`;
-    if (throttle.isLocked(lockKey)) throw badLogin("login-attempt.blocked");
+    if (await throttle.isLocked(lockKey)) throw badLogin("login-attempt.blocked");
     if (!user.passwordHash || !(await verifyPassword(password, user.passwordHash))) {
-      throttle.recordFailure(lockKey);
+      await throttle.recordFailure(lockKey);
       return false;
     }
-    throttle.reset(lockKey);
+    await throttle.reset(lockKey);
     return true;
   };
 

@@ -10,7 +10,9 @@
 // of it runs on a request: requests read the in-memory access model, which the
 // sync's writes invalidate. One run at a time (a run still going when the next
 // time comes is not doubled); stop() waits for the run in progress, which ends
-// between two users, before the database closes.
+// between two users, before the database closes. Nodes sharing a PostgreSQL
+// database each have the schedule; a run goes only on the node that gets the
+// cluster-wide lock (`exclusive`), the others skip that time.
 import { Cron } from "croner";
 import type { Logger } from "../../../../lib/logger.ts";
 import type { LdapService } from "./ldap.ts";
@@ -20,16 +22,27 @@ export interface LdapSyncSchedule {
   stop(): Promise<void>;
 }
 
-export function scheduleLdapSync(ldap: Pick<LdapService, "syncAll">, cron: string, logger: Logger): LdapSyncSchedule {
+/** runs `work` unless another node runs it now (false, nothing run) */
+export type Exclusive = (work: () => Promise<void>) => Promise<boolean>;
+
+const alone: Exclusive = async (work) => {
+  await work();
+  return true;
+};
+
+export function scheduleLdapSync(ldap: Pick<LdapService, "syncAll">, cron: string, logger: Logger, exclusive: Exclusive = alone): LdapSyncSchedule {
   const log = logger.child({ logger: "ldap.sync" });
   let stopping = false;
   let running: Promise<void> | undefined;
+  const sync = async () => {
+    const report = await ldap.syncAll(() => stopping);
+    if (!report.unreachable) log.info("LDAP active sync done", { ...report });
+  };
   const run = () => {
     if (stopping || running) return;
-    running = ldap
-      .syncAll(() => stopping)
-      .then((report) => {
-        if (!report.unreachable) log.info("LDAP active sync done", { ...report });
+    running = exclusive(sync)
+      .then((ran) => {
+        if (!ran) log.debug("LDAP active sync skipped: another node is running it");
       })
       .catch((err: unknown) => log.error("LDAP active sync failed", { error: (err as Error).message }))
       .finally(() => (running = undefined));

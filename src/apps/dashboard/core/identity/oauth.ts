@@ -6,17 +6,19 @@
 // and org_mapping (oauth-orgs.ts), left alone for a returning user with
 // skip_org_role_sync; the user created or updated (linked by the provider's
 // subject, user_auth), its login and email never another user's; team sync
-// from the groups. A flow's state, nonce and PKCE verifier stay here, in
-// memory, under an opaque id the browser's cookie holds: single use, ten
-// minutes. Tokens from the provider are never stored in plain text: only the
-// ID token, sealed, for the provider's sign-out (id_token_hint).
+// from the groups. A flow's state, nonce and PKCE verifier are kept under an
+// opaque id the browser's cookie holds (auth-tickets.ts: in memory, or in the
+// database when several nodes share it, as the provider's redirect back may
+// reach another node than the start): single use, ten minutes. Tokens from
+// the provider are never stored in plain text: only the ID token, sealed, for
+// the provider's sign-out (id_token_hint).
 import { readFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import * as oidc from "openid-client";
 import { isUniqueViolation } from "../../../../db/errors.ts";
 import { newUid } from "../../../../lib/ids.ts";
 import type { Logger } from "../../../../lib/logger.ts";
 import type { Snapshot, UserRecord } from "./access-model.ts";
+import { createAuthTickets } from "./auth-tickets.ts";
 import type { OrgRole } from "./basic-roles.ts";
 import { keepCurrentOrg, setOrgRole } from "./external-users.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
@@ -85,12 +87,12 @@ export interface OAuthService {
   signOutUrl(sessionToken: string | undefined, postLogoutRedirectUri: string): Promise<string | undefined>;
 }
 
+/** a started sign-in (JSON: it may be kept in the database) */
 interface Flow {
   state: string;
   nonce: string;
-  verifier: string | undefined;
+  verifier?: string;
   redirectUri: string;
-  until: number;
 }
 
 /** the sealed ID token of a session: owner by the session token's hash (the token itself is never stored) */
@@ -113,7 +115,7 @@ export function createOAuth(deps: IdentityDeps, s: OAuthSettings, sealer: TokenS
   const log = logger.child({ logger: "oauth.generic_oauth" });
   const secret = clientSecretOf(s);
   const fetcher = tlsFetch(s);
-  const flows = new Map<string, Flow>();
+  const flows = createAuthTickets<Flow>(deps.pg, "oauth-flow", deps.now, FLOWS_MAX);
   const allowedDomains = words(s.allowed_domains).map((d) => d.toLowerCase());
   const allowedGroups = words(s.allowed_groups);
   const scopes = words(s.scopes);
@@ -162,12 +164,6 @@ export function createOAuth(deps: IdentityDeps, s: OAuthSettings, sealer: TokenS
     if (fetcher) c[oidc.customFetch] = fetcher;
     if (insecure) log.warn("the OAuth provider is reached over plain http: use https outside tests", { issuer: s.issuer || s.auth_url });
     return c;
-  };
-
-  const prune = () => {
-    const t = deps.now();
-    for (const [id, f] of flows) if (f.until <= t) flows.delete(id);
-    while (flows.size > FLOWS_MAX) flows.delete(flows.keys().next().value!);
   };
 
   /** the provider's error, or an openid-client check that failed, as a message for the sign-in page */
@@ -302,29 +298,26 @@ export function createOAuth(deps: IdentityDeps, s: OAuthSettings, sealer: TokenS
       const c = await config().catch((err: unknown) => {
         throw refusalOf(err);
       });
-      prune();
       const flow: Flow = {
         state: oidc.randomState(),
         nonce: oidc.randomNonce(),
-        verifier: s.use_pkce ? oidc.randomPKCECodeVerifier() : undefined,
+        ...(s.use_pkce ? { verifier: oidc.randomPKCECodeVerifier() } : {}),
         redirectUri,
-        until: deps.now() + OAUTH_FLOW_TTL_MS,
       };
       const params: Record<string, string> = { redirect_uri: redirectUri, scope: scopes.join(" "), state: flow.state, nonce: flow.nonce, response_type: "code" };
       if (flow.verifier) {
         params.code_challenge = await oidc.calculatePKCECodeChallenge(flow.verifier);
         params.code_challenge_method = "S256";
       }
-      const flowId = randomBytes(32).toString("base64url");
-      flows.set(flowId, flow);
-      return { url: oidc.buildAuthorizationUrl(c, params).href, flowId, expiresAt: new Date(flow.until) };
+      const until = deps.now() + OAUTH_FLOW_TTL_MS;
+      const flowId = await flows.issue(flow, until);
+      return { url: oidc.buildAuthorizationUrl(c, params).href, flowId, expiresAt: new Date(until) };
     },
 
     async complete(flowId, callbackUrl) {
       // single use: a replayed callback finds no flow
-      const flow = flowId ? flows.get(flowId) : undefined;
-      if (flowId) flows.delete(flowId);
-      if (!flow || flow.until <= deps.now()) {
+      const flow = flowId ? await flows.take(flowId) : undefined;
+      if (!flow) {
         throw new OAuthRefusal("The sign-in has expired or was already completed: sign in again");
       }
       let claims: Record<string, unknown>;

@@ -7,10 +7,11 @@
 // step once used is never accepted again. Wrong codes count towards the login
 // lock-out under their own key (a right password does not clear them).
 import type { Sql, SqlTx } from "../../../../db/sql.ts";
-import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { randomInt } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
 import { ApiError, badRequest, conflict, forbidden } from "../../../../lib/errors.ts";
 import type { Snapshot, UserRecord } from "./access-model.ts";
+import { createAuthTickets } from "./auth-tickets.ts";
 import { changed, type IdentityDeps } from "./identity-deps.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
 import { sha256 } from "./tokens.ts";
@@ -26,6 +27,8 @@ export const TOTP_PERIOD_S = 30;
 export const RECOVERY_CODE_COUNT = 10;
 /** how long the step between a right password and the code may take */
 export const PENDING_LOGIN_MS = 5 * 60_000;
+/** how many sign-ins may wait for a code in one process (the oldest are dropped first) */
+const PENDING_LOGINS_MAX = 10_000;
 
 const FIELD = "totp";
 const ownerOf = (userId: number) => `user:${userId}`;
@@ -109,10 +112,9 @@ export function createSecondFactor(deps: IdentityDeps, o: SecondFactorOptions): 
    */
   const attempt = async <T>(userId: number, check: () => Promise<T | undefined>): Promise<T | undefined> => {
     const key = lockKeyOf(userId);
-    if (o.throttle.isLocked(key)) throw lockedOut();
-    o.throttle.recordFailure(key);
+    if (!(await o.throttle.tryAttempt(key))) throw lockedOut();
     const result = await check();
-    if (result !== undefined) o.throttle.reset(key);
+    if (result !== undefined) await o.throttle.reset(key);
     return result;
   };
 
@@ -230,45 +232,42 @@ function recoveryHash(userId: number, code: string): string {
 }
 
 /**
- * The step between a right password and the code: a short-lived token, signed
- * with a key of this process, naming the user and bound to their password hash
- * (a changed password voids it). It is no session: it only lets its holder
- * send a code. Each token completes one sign-in at most.
+ * The step between a right password and the code: a short-lived ticket
+ * (auth-tickets.ts: in memory, or in the database when several nodes share
+ * it, as the code may be sent to another node than the password) naming the
+ * user and bound to their password hash (a changed password voids it). It is
+ * no session: it only lets its holder send a code. Each ticket completes one
+ * sign-in at most.
  */
 export interface PendingLogins {
-  issue(user: UserRecord): { token: string; expiresAt: Date };
+  issue(user: UserRecord): Promise<{ token: string; expiresAt: Date }>;
   /** the user a live, unused token names (checked against the current snapshot), or undefined */
-  open(token: string, snap: Snapshot): UserRecord | undefined;
-  /** marks a token used */
-  consume(token: string): void;
+  open(token: string, snap: Snapshot): Promise<UserRecord | undefined>;
+  /** uses the token up: false when it was used meanwhile (on another node) or has expired */
+  consume(token: string): Promise<boolean>;
 }
 
-export function createPendingLogins(now: () => number, lifetimeMs = PENDING_LOGIN_MS): PendingLogins {
-  const key = randomBytes(32);
-  const used = new Map<string, number>();
-  const sign = (body: string, passwordHash: string) => createHmac("sha256", key).update(`${body}\n${passwordHash}`).digest("base64url");
+interface PendingLogin {
+  userId: number;
+  /** the digest of the user's password hash when the password was right */
+  password: string;
+}
+
+export function createPendingLogins(pg: Sql, now: () => number, lifetimeMs = PENDING_LOGIN_MS): PendingLogins {
+  const tickets = createAuthTickets<PendingLogin>(pg, "pending-login", now, PENDING_LOGINS_MAX);
+  const passwordOf = (user: UserRecord) => sha256(user.passwordHash ?? "");
   return {
-    issue(user) {
+    async issue(user) {
       const expires = now() + lifetimeMs;
-      const body = `${user.id}.${expires}.${randomBytes(16).toString("base64url")}`;
-      return { token: `${body}.${sign(body, user.passwordHash ?? "")}`, expiresAt: new Date(expires) };
+      const token = await tickets.issue({ userId: user.id, password: passwordOf(user) }, expires);
+      return { token, expiresAt: new Date(expires) };
     },
-    open(token, snap) {
-      const m = /^(\d{1,10})\.(\d{1,16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(token);
-      if (!m) return undefined;
-      const [, id, expires, nonce, sig] = m;
-      if (Number(expires) <= now() || used.has(nonce!)) return undefined;
-      const user = snap.users.get(Number(id));
+    async open(token, snap) {
+      const pending = await tickets.peek(token);
+      const user = pending && snap.users.get(pending.userId);
       if (!user || user.isDisabled || user.isServiceAccount) return undefined;
-      const want = Buffer.from(sign(`${id}.${expires}.${nonce}`, user.passwordHash ?? ""));
-      const got = Buffer.from(sig!);
-      return want.length === got.length && timingSafeEqual(want, got) ? user : undefined;
+      return passwordOf(user) === pending.password ? user : undefined;
     },
-    consume(token) {
-      const [, expires, nonce] = token.split(".");
-      if (!nonce) return;
-      for (const [n, until] of used) if (until <= now()) used.delete(n);
-      used.set(nonce, Number(expires));
-    },
+    consume: async (token) => (await tickets.take(token)) !== undefined,
   };
 }

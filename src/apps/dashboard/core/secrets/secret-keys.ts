@@ -9,12 +9,18 @@
 //   it, re-wraps every stored data key, then drops the old lines. Secrets open
 //   throughout, because every old key stays readable until nothing needs it.
 // - in memory (--in-memory): a random key that lives as long as the process.
+//
+// Nodes sharing a PostgreSQL database must open each other's secrets: each
+// needs the keys they were sealed with (the same security.secret_key, or a
+// copy of one node's secret.key). A node that has none of the keys the
+// database's secrets were sealed with is refused at start, before it seals
+// anything with its own; and re-wrapping runs on one node at a time.
 import type { Sql } from "../../../../db/sql.ts";
 import { join } from "node:path";
 import type { Config } from "../../../../config/schema.ts";
 import { DATA_DIR_KEY_FILE, generateKey, keyFileStamp, readKeyFile, writeKeyFile } from "../../../../lib/key-file.ts";
 import type { Logger } from "../../../../lib/logger.ts";
-import { createKeySet, createSecrets, type Secrets } from "./secrets.ts";
+import { createKeySet, createSecrets, type KeySet, type Secrets } from "./secrets.ts";
 
 export const KEY_FILE = DATA_DIR_KEY_FILE;
 /** how often the server looks for a rotated key file */
@@ -43,12 +49,17 @@ export function resolveSecretKeys(security: Config["security"], dataDir: string 
   return { keys: [key, ...previous], file };
 }
 
+/** runs `work` while no other node runs it (nodes sharing a PostgreSQL database); alone, it just runs */
+export type OneAtATime = <T>(work: () => Promise<T>) => Promise<T>;
+const alone: OneAtATime = (work) => work();
+
 /**
  * Re-wraps what an earlier key sealed, then (for the key file) keeps only the
  * current key. Safe to run again: it does nothing when nothing is stale.
  */
-export async function finishRotation(secrets: Secrets, source: SecretKeySource, logger: Logger): Promise<{ rewrapped: number; unreadable: number }> {
-  const result = await secrets.rewrapAll();
+export async function finishRotation(secrets: Secrets, source: SecretKeySource, logger: Logger, oneAtATime: OneAtATime = alone): Promise<{ rewrapped: number; unreadable: number }> {
+  // nodes starting together would otherwise re-wrap the same rows side by side
+  const result = await oneAtATime(() => secrets.rewrapAll());
   if (result.rewrapped) logger.info("secrets re-wrapped with the current key", { count: result.rewrapped, key_id: secrets.currentKeyId() });
   if (source.file && result.unreadable === 0) {
     const now = readKeyFile(source.file);
@@ -62,7 +73,7 @@ export async function finishRotation(secrets: Secrets, source: SecretKeySource, 
  * Watches the key file for a rotation while the server runs; returns stop().
  * A failure is logged and retried at the next change.
  */
-export function watchKeyFile(secrets: Secrets, source: SecretKeySource, logger: Logger, periodMs = KEY_FILE_POLL_MS): () => void {
+export function watchKeyFile(secrets: Secrets, source: SecretKeySource, logger: Logger, periodMs = KEY_FILE_POLL_MS, oneAtATime: OneAtATime = alone): () => void {
   const file = source.file;
   if (!file) return () => {};
   let stamp = keyFileStamp(file);
@@ -81,7 +92,7 @@ export function watchKeyFile(secrets: Secrets, source: SecretKeySource, logger: 
         source.keys = [...keys, ...source.keys.filter((k) => !keys.includes(k))];
         logger.info("secret key rotated: new secrets are sealed with the new key", { key_id: secrets.currentKeyId() });
       }
-      await finishRotation(secrets, source, logger);
+      await finishRotation(secrets, source, logger, oneAtATime);
     })()
       .catch((err: unknown) => logger.error("secret key rotation failed", { err: (err as Error).message }))
       .finally(() => {
@@ -99,17 +110,37 @@ export interface RunningSecrets {
 }
 
 /**
- * The secrets of a server: keys resolved, stale data keys re-wrapped in the
- * background (an interrupted rotation, a new security.secret_key), the key
- * file watched for rotations.
+ * A database other nodes may share (PostgreSQL): refused when it holds
+ * sealed secrets and this node has none of the keys they were sealed with
+ * (a secret.key of its own, generated at its first start).
  */
-export async function startSecrets(security: Config["security"], pg: Sql, dataDir: string | undefined, logger: Logger): Promise<RunningSecrets> {
+export async function checkSharedKeys(pg: Sql, keys: KeySet, dataDir: string | undefined): Promise<void> {
+  if (pg.backend !== "postgres") return;
+  const sealedWith = (await pg.query<{ key_id: string }>("select distinct key_id from secrets order by key_id")).rows.map((r) => r.key_id);
+  const mine = new Set([keys.current, ...keys.previous].map((k) => k.id));
+  if (sealedWith.length === 0 || sealedWith.some((id) => mine.has(id))) return;
+  const file = dataDir ? keyFileOf(dataDir) : join("<data dir>", KEY_FILE);
+  throw new Error(
+    `the database's secrets were sealed with a secret key this node does not have (key id ${sealedWith.join(", ")}; this node's: ${[...mine].join(", ")}): ` +
+      `set security.secret_key to the same value on every node, or copy ${file} from a node that has it`,
+  );
+}
+
+/**
+ * The secrets of a server: keys resolved (and, on a shared database, checked
+ * against what is sealed there), stale data keys re-wrapped in the background
+ * (an interrupted rotation, a new security.secret_key) one node at a time, the
+ * key file watched for rotations.
+ */
+export async function startSecrets(security: Config["security"], pg: Sql, dataDir: string | undefined, logger: Logger, oneAtATime: OneAtATime = alone): Promise<RunningSecrets> {
   const source = resolveSecretKeys(security, dataDir);
-  const secrets = createSecrets(pg, await createKeySet(source.keys), logger);
-  const rewrapping = finishRotation(secrets, source, logger).catch((err: unknown) =>
+  const keys = await createKeySet(source.keys);
+  await checkSharedKeys(pg, keys, dataDir);
+  const secrets = createSecrets(pg, keys, logger);
+  const rewrapping = finishRotation(secrets, source, logger, oneAtATime).catch((err: unknown) =>
     logger.error("re-wrapping secrets failed", { err: (err as Error).message }),
   );
-  const stopWatching = watchKeyFile(secrets, source, logger);
+  const stopWatching = watchKeyFile(secrets, source, logger, KEY_FILE_POLL_MS, oneAtATime);
   return {
     secrets,
     async close() {

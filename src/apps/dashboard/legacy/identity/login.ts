@@ -37,7 +37,7 @@ export function registerLogin(r: Router, deps: LoginDeps): void {
     const user = await deps.auth.verifyLogin(body.user, body.password);
     if ((await deps.model.snapshot()).secondFactor.has(user.id)) {
       // no session yet: a short-lived pending sign-in that POST /login/2fa completes with a code
-      const pending = deps.pendingLogins.issue(user);
+      const pending = await deps.pendingLogins.issue(user);
       setCookie(c, PENDING_LOGIN_COOKIE, pending.token, { path: "/login", httpOnly: true, sameSite: "Strict", secure: deps.secureCookie, expires: pending.expiresAt });
       throw new ApiError(401, "second factor required", { messageId: "login.second-factor-required", body: { mfaRequired: true } });
     }

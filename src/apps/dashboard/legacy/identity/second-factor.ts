@@ -36,6 +36,7 @@ const NO_STORE = { "Cache-Control": "no-store" };
 const currentSession = (c: Context) => (identityOf(c).method === "session" ? getCookie(c, SESSION_COOKIE) : undefined);
 
 const invalidCode = () => new ApiError(401, "Invalid two-factor code", { messageId: "second-factor.invalid-code" });
+const expired = () => new ApiError(401, "the sign-in has expired: sign in again", { messageId: "login.second-factor-expired" });
 
 export function registerSecondFactor(r: Router, deps: IdentityDeps, o: SecondFactorRouteDeps): void {
   const { secondFactor } = o;
@@ -45,10 +46,11 @@ export function registerSecondFactor(r: Router, deps: IdentityDeps, o: SecondFac
   r.post("/login/2fa", { public: true }, async (c) => {
     const body = await parseBody(c, Code);
     const token = getCookie(c, PENDING_LOGIN_COOKIE) ?? "";
-    const user = o.pendingLogins.open(token, await deps.model.snapshot());
-    if (!user) throw new ApiError(401, "the sign-in has expired: sign in again", { messageId: "login.second-factor-expired" });
+    const user = await o.pendingLogins.open(token, await deps.model.snapshot());
+    if (!user) throw expired();
     if (!(await secondFactor.verify(user, body.code))) throw invalidCode();
-    o.pendingLogins.consume(token);
+    // of two requests with the same token (on two nodes), one signs in
+    if (!(await o.pendingLogins.consume(token))) throw expired();
     deleteCookie(c, PENDING_LOGIN_COOKIE, { path: "/login", secure: o.secureCookie });
     await startSession(c, o.sessions, user.id, o.secureCookie);
     return c.json({ message: "Logged in" });
