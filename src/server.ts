@@ -14,7 +14,7 @@ import { skipHeapSpaceWalks } from "./platform/memory.ts";
 import { createTaskPool, poolSize } from "./platform/workers.ts";
 import { openStoreAccess } from "./store-access/access-store.ts";
 import { exposureWarnings } from "./store-access/exposure.ts";
-import { createFence } from "./db/fence.ts";
+import { createFence, takeEpoch } from "./db/fence.ts";
 import { defaultNodeName, joinCluster, type Membership } from "./cluster/nodes.ts";
 import { campaignForStores, type StoreLock } from "./cluster/store-lock.ts";
 import { forwardToActive } from "./cluster/forward.ts";
@@ -125,7 +125,8 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       closers.push(dashboardApp.close);
       apps.push(["dashboard", config.dashboard.http_port, dashboardApp.app.fetch]);
     }
-    const fence = createFence();
+    /** the current term's fence (a new one each time this node takes the store lock) */
+    let fence = createFence();
     /** the stores' apps: opened here, or (shared) once this node holds the store lock */
     const openStores = async () => {
       const opened: Array<[ServiceName, FetchHandler]> = [];
@@ -170,7 +171,16 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       // a standby until this node holds the store lock: its store listeners forward to the active node
       const handlers = new Map<ServiceName, FetchHandler>();
       for (const [name] of storePorts) {
-        const forward = name === "logs proxy" ? forwardToActive("logs", membership) : forwardToActive(name as "logs" | "metrics", membership);
+        let forward = name === "logs proxy" ? forwardToActive("logs", membership) : forwardToActive(name as "logs" | "metrics", membership);
+        if (name === "logs proxy" && modules.logs) {
+          // the proxy's checks (credentials, the tenant from the user name, the cross-tenant pages) happen here,
+          // before forwarding: never a way around them through a standby
+          const proxy = config.logs.auth_proxy;
+          const { createAuthProxy } = await import("./apps/logstore/auth-proxy.ts");
+          forward = createAuthProxy({
+            htpasswdFile: proxy.htpasswd_file, realm: proxy.realm, openReady: proxy.open_ready, forward, cors: modules.logs.logStoreCors(config), logger, ...options,
+          }).fetch;
+        }
         handlers.set(name, forward);
         apps.push([name, storePorts.find(([n]) => n === name)![1], (request, env) => handlers.get(name)!(request, env)]);
       }
@@ -178,6 +188,9 @@ export async function startOutpost(config: Config, logger: Logger, options: Star
       let running: Array<() => Promise<void>> = [];
       storeLock = campaignForStores(db.server!, logger, {
         async elected() {
+          // the fencing token first: a node that ran the stores until now writes nothing more of their shared log
+          fence = createFence();
+          fence.epoch = await takeEpoch(db.pg);
           const { opened, closing } = await openStores();
           running = closing;
           for (const [name, fetch] of opened) handlers.set(name, fetch);

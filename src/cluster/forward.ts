@@ -22,10 +22,17 @@ export function forwardToActive(service: "logs" | "metrics", membership: Members
       return unavailable(`this node is a standby: live tail needs the active store node (${base})`);
     }
     const url = new URL(request.url);
-    const target = new URL(url.pathname + url.search, base);
+    // the path and query only: never resolved against the base (a path of "//host/" or "/\\host/" names another host)
+    const target = new URL(base);
+    target.pathname = url.pathname;
+    target.search = url.search;
+    if (target.origin !== new URL(base).origin) return unavailable("not a path of the store");
+    // and the headers this hop's Connection header names
+    const named = new Set((request.headers.get("connection") ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean));
     const headers = new Headers();
     request.headers.forEach((value, name) => {
-      if (!HOP.has(name.toLowerCase())) headers.set(name, value);
+      const lower = name.toLowerCase();
+      if (!HOP.has(lower) && !named.has(lower)) headers.set(name, value);
     });
     const forwardedFor = request.headers.get("x-forwarded-for");
     headers.set("X-Forwarded-Host", url.host);

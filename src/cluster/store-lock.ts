@@ -5,11 +5,12 @@
 // about a second, opens the stores from the shared write-ahead log and
 // serves. A node whose lock connection breaks has lost the lock (another may
 // hold it already): it stops serving the stores at once.
+import { ADVISORY_LOCK_BASE } from "../db/migrate.ts";
 import type { PostgresDatabase } from "../db/postgres.ts";
 import type { Logger } from "../lib/logger.ts";
 
-/** the store lock's key ("outpost" + 2) */
-export const STORE_LOCK = 0x6f7574706f7374 + 2;
+/** the store lock's key (db/migrate.ts's base + 2) */
+export const STORE_LOCK = ADVISORY_LOCK_BASE + 2;
 const TRY_EVERY_MS = 1_000;
 const CHECK_EVERY_MS = 2_000;
 
@@ -50,7 +51,8 @@ export function campaignForStores(db: PostgresDatabase, logger: Logger, on: { el
   const attempt = async (): Promise<void> => {
     try {
       if (!client) {
-        const c = await db.connect();
+        // a check not answered within seconds is a lost lock: the server may have ended this session already
+        const c = await db.connect({ queryTimeoutMs: 5_000 });
         c.on("error", (err) => lose(err.message));
         client = c;
       }

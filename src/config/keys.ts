@@ -340,7 +340,7 @@ export const configKeys: readonly ConfigKey[] = [
   { path: "storage.in_memory", flag: "--in-memory", kind: "boolean", default: false,
     description: "keep everything in memory and write no files (data is lost on exit)" },
   { path: "storage.database_url", flag: "--database-url <url>", kind: "string", default: "",
-    description: "a PostgreSQL 14+ server instead of the embedded database: postgres://user[:password]@host[:port]/database[?sslmode=disable|require|verify-ca|verify-full&sslrootcert=<file>]; several Outpost nodes may share one (docs/scaling.md). Never logged or shown; the data dir still holds the lock, the key file and the stores' files",
+    description: "a PostgreSQL 14+ server instead of the embedded database: postgres://user[:password]@host[:port]/database[?sslmode=disable|require|verify-ca|verify-full&sslrootcert=<file>&sslcert=<file>&sslkey=<file>]; several Outpost nodes may share one (docs/scaling.md). Never logged or shown; the data dir still holds the lock, the key file and the stores' files",
     secret: true },
   { path: "storage.database_password_file", flag: "--database-password-file <file>", kind: "string", default: "",
     description: "a file holding the database password (trailing white space dropped), when the URL has none" },

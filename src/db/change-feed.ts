@@ -9,6 +9,7 @@
 // versions every few seconds and at every reconnect.
 //
 // With PGlite there is one process per database: nothing to hear, no triggers.
+import { ADVISORY_LOCK_BASE } from "./migrate.ts";
 import type pg from "pg";
 import type { Logger } from "../lib/logger.ts";
 import type { PostgresDatabase } from "./postgres.ts";
@@ -34,7 +35,7 @@ const RECONNECT_MS = 1_000;
 /** a reload of another node's change that may still be reading when this node writes */
 const RACE_MS = 5_000;
 /** the advisory lock the trigger set-up runs under, so nodes starting together do not deadlock on DDL */
-const SETUP_LOCK = 0x6f7574706f7374 + 1;
+const SETUP_LOCK = ADVISORY_LOCK_BASE + 1;
 
 /** a feed that never fires: the embedded database has one process */
 export function localFeed(): ChangeFeed {

@@ -15,8 +15,14 @@ export interface Migration {
 
 export class SchemaTooNewError extends Error {}
 
-/** the advisory lock key migrations run under ("outpost migrate" folded to an int8) */
-export const MIGRATION_LOCK = 0x6f7574706f7374;
+/**
+ * The advisory lock keys of Outpost: "OPST" as an integer, plus one per use.
+ * Small enough that every key is an exact JavaScript number (a key above 2^53
+ * and its neighbours would be one key).
+ */
+export const ADVISORY_LOCK_BASE = 0x4f505354;
+/** the advisory lock key migrations run under */
+export const MIGRATION_LOCK = ADVISORY_LOCK_BASE;
 
 export async function migrate(pg: Migratable, migrations: readonly Migration[], logger: Logger, where: string): Promise<number> {
   const latestKnown = migrations.reduce((max, m) => Math.max(max, m.version), 0);

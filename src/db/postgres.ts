@@ -166,20 +166,29 @@ export function connectionConfig(options: Omit<PostgresOptions, "maxConnections"
   }
   const sslmode = url.searchParams.get("sslmode") ?? "prefer";
   const caInUrl = url.searchParams.get("sslrootcert");
-  // pg reads sslmode from the URL in its own way (require means verify-full there): Outpost follows libpq's meanings
-  url.searchParams.delete("sslmode");
-  url.searchParams.delete("sslrootcert");
+  const certFile = url.searchParams.get("sslcert");
+  const keyFile = url.searchParams.get("sslkey");
+  // pg reads TLS settings from the URL in its own way, over the ones given beside it (require means verify-full
+  // there, ssl=0 turns TLS off, sslcert replaces the CA): none of them reaches it, Outpost follows libpq's meanings
+  for (const name of [...url.searchParams.keys()]) if (name === "ssl" || name.startsWith("ssl")) url.searchParams.delete(name);
   const config: pg.ClientConfig = {
     connectionString: url.toString(),
     application_name: options.applicationName ?? "outpost",
-    // the same clock for every connection as PGlite's: to_char, date_trunc and now()::date agree
-    options: "-c timezone=UTC",
+    // the same clock for every connection as PGlite's: to_char, date_trunc and now()::date agree; and the
+    // server notices a node that vanished (a lost machine sends nothing more) within seconds, not the
+    // kernel's two hours: its sessions end, and the store lock one held is free for a standby
+    options: "-c timezone=UTC -c tcp_keepalives_idle=2 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3 -c tcp_user_timeout=5000",
+    // and this side notices a server that vanished
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 2_000,
     types: typeParsers,
   };
   if (!url.password && options.passwordFile) config.password = readFileSync(options.passwordFile, "utf8").trimEnd();
   const caFile = options.caFile || caInUrl || undefined;
   const ca = caFile ? readFileSync(caFile, "utf8") : undefined;
   const tls: ConnectionOptions | false | undefined = tlsFor(sslmode, ca, url.hostname);
+  // a client certificate (libpq's sslcert and sslkey), when TLS is on
+  if (tls && certFile && keyFile) Object.assign(tls, { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") });
   if (tls !== undefined) config.ssl = tls;
   return config;
 }
@@ -209,8 +218,8 @@ function tlsFor(mode: string, ca: string | undefined, host: string): ConnectionO
 }
 
 export interface PostgresDatabase extends Sql {
-  /** a connection of its own, outside the pool (LISTEN, session advisory locks) */
-  connect(): Promise<pg.Client>;
+  /** a connection of its own, outside the pool (LISTEN, session advisory locks); `queryTimeoutMs`: a statement not answered by then fails */
+  connect(options?: { queryTimeoutMs?: number }): Promise<pg.Client>;
   /** true when the server process `pid` serves one of this pool's connections: a notification this node's own write sent */
   ownBackend(pid: number): boolean;
   close(): Promise<void>;
@@ -268,8 +277,8 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
       }
     },
     ownBackend: (pid) => backends.has(pid),
-    async connect() {
-      const client = new Client(config);
+    async connect(o) {
+      const client = new Client({ ...config, ...(o?.queryTimeoutMs ? { query_timeout: o.queryTimeoutMs } : {}) });
       await client.connect();
       return client;
     },

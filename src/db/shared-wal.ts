@@ -8,8 +8,8 @@
 // server's default, so a server crash keeps it too).
 import type { SegmentWal, WalSource } from "../lib/segment-wal.ts";
 import type { Logger } from "../lib/logger.ts";
-import type { Sql } from "./sql.ts";
-import { FencedError } from "./fence.ts";
+import type { Queryable, Sql } from "./sql.ts";
+import { FencedError, NO_FENCE, type Fence } from "./fence.ts";
 
 /** records read back per statement on replay (bounded memory) */
 const READ_BATCH = 2_000;
@@ -18,8 +18,8 @@ const GROUP_BYTES = 16 * 1024 * 1024;
 const RETRY_MS = 1_000;
 const DONE = Promise.resolve();
 
-/** `fence`: throws when this node may no longer write the log (it lost the store lock) */
-export function sharedWalSource(sql: Sql, store: string, logger: Logger, fence: () => void = () => {}, segmentBytes = 32 * 1024 * 1024): WalSource {
+/** `fence`: refuses every write once this node may no longer write the log (it lost the store lock) */
+export function sharedWalSource(sql: Sql, store: string, logger: Logger, fence: Fence = NO_FENCE, segmentBytes = 32 * 1024 * 1024): WalSource {
   return {
     dir: undefined,
     async read(from, visit) {
@@ -43,7 +43,7 @@ export function sharedWalSource(sql: Sql, store: string, logger: Logger, fence: 
   };
 }
 
-function openLog(sql: Sql, store: string, logger: Logger, first: number, held: Set<number>, segmentBytes: number, fence: () => void): SegmentWal {
+function openLog(sql: Sql, store: string, logger: Logger, first: number, held: Set<number>, segmentBytes: number, fence: Fence): SegmentWal {
   let segment = first;
   let size = 0;
   let written = 0;
@@ -57,6 +57,8 @@ function openLog(sql: Sql, store: string, logger: Logger, first: number, held: S
   let chain: Promise<void> = Promise.resolve();
   let scheduled = false;
   let failure: Error | undefined;
+  /** set once fenced: every append and wait fails with it */
+  let fenced: Error | undefined;
   /** clear() or a truncation was asked for: durable() waits for the statements too */
   let pendingStatements = 0;
 
@@ -78,9 +80,10 @@ function openLog(sql: Sql, store: string, logger: Logger, first: number, held: S
       while (n < queue.length && (n === 0 || bytes + queue[n]!.body.length <= GROUP_BYTES)) bytes += queue[n++]!.body.length;
       const group = queue.slice(0, n);
       try {
-        fence();
+        fence.check();
         await sql.transaction(async (tx) => {
-          // durable when it returns, whatever the server's synchronous_commit
+          // still this node's to write (the fencing token), and durable when it returns, whatever the server's synchronous_commit
+          await fence.guard(tx);
           await tx.query("set local synchronous_commit = on");
           await tx.query(
             "insert into store_wal (store, segment, body) select $1, s, b from unnest($2::int[], $3::bytea[]) as t (s, b)",
@@ -94,8 +97,10 @@ function openLog(sql: Sql, store: string, logger: Logger, first: number, held: S
         settle();
         failure = undefined;
         if (err instanceof FencedError) {
-          // another node runs the stores now: nothing more goes to the log from here
+          // another node runs the stores now: nothing more goes to the log from here, and every wait ends
           queue = [];
+          fenced = err;
+          for (const w of waiters.splice(0)) w.reject(err);
           return;
         }
         logger.error("writing the shared write-ahead log failed; trying again", { store, err: String(err) });
@@ -115,12 +120,15 @@ function openLog(sql: Sql, store: string, logger: Logger, first: number, held: S
     chain = chain.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(send);
   };
 
-  const run = (statement: () => Promise<unknown>) => {
+  const run = (statement: (tx: Queryable) => Promise<unknown>) => {
     pendingStatements++;
     chain = chain.then(async () => {
       try {
-        fence();
-        await statement();
+        fence.check();
+        await sql.transaction(async (tx) => {
+          await fence.guard(tx);
+          await statement(tx);
+        });
       } catch (err) {
         logger.error("truncating the shared write-ahead log failed (its rows stay until the next truncation)", { store, err: String(err) });
       } finally {
@@ -174,7 +182,7 @@ function openLog(sql: Sql, store: string, logger: Logger, first: number, held: S
       // the stores ask at every flush: a statement only when a segment goes
       if (!any) return;
       const current = segment;
-      run(() => sql.query("delete from store_wal where store = $1 and segment < $2 and segment <> $3", [store, keep, current]));
+      run((tx) => tx.query("delete from store_wal where store = $1 and segment < $2 and segment <> $3", [store, keep, current]));
     },
     segments: () => [...held].sort((a, b) => a - b),
     close() {
@@ -182,9 +190,10 @@ function openLog(sql: Sql, store: string, logger: Logger, first: number, held: S
     },
     clear() {
       held.clear();
-      run(() => sql.query("delete from store_wal where store = $1", [store]));
+      run((tx) => tx.query("delete from store_wal where store = $1", [store]));
     },
     durable() {
+      if (fenced) return Promise.reject(fenced);
       if (committed >= appended) return pendingStatements > 0 ? chain : DONE;
       const upTo = appended;
       return new Promise<void>((resolve, reject) => waiters.push({ upTo, resolve, reject }));

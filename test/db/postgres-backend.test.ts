@@ -178,6 +178,9 @@ describe("the PostgreSQL backend over TLS (sslmode, storage.database_ca_file)", 
     await expect(encrypted(`${base}?sslmode=verify-ca`, otherCaFile)).rejects.toThrow(/certificate/i);
     expect(await encrypted(`${base}?sslmode=require`)).toBe(true);
     expect(await encrypted(`${base}?sslmode=disable`)).toBe(false);
+    // node-postgres's own URL settings never undo sslmode (ssl=0 would turn TLS off; sslcert would drop the CA)
+    expect(await encrypted(`${base}?sslmode=verify-full&ssl=0`, caFile)).toBe(true);
+    await expect(encrypted(`${base}?sslmode=verify-full&ssl=false&sslcert=/nonexistent`, otherCaFile)).rejects.toThrow(/certificate/i);
     // the CA from the URL, as libpq's sslrootcert
     expect(await encrypted(`${base}?sslmode=verify-full&sslrootcert=${encodeURIComponent(caFile)}`)).toBe(true);
   });

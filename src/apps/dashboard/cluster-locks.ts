@@ -4,10 +4,11 @@
 // connection is held, no transaction stays open while the work runs), which
 // the server releases the moment that connection ends, whatever becomes of
 // the node. With PGlite there is one process: the work just runs.
+import { ADVISORY_LOCK_BASE } from "../../db/migrate.ts";
 import type { Database } from "../../db/open.ts";
 
-/** "outpost" folded to an int8 (db/migrate.ts's key) plus one per job; +1 and +2 are db/change-feed.ts's and cluster/store-lock.ts's */
-const BASE = 0x6f7574706f7374;
+/** db/migrate.ts's base plus one per job; +1 and +2 are db/change-feed.ts's and cluster/store-lock.ts's */
+const BASE = ADVISORY_LOCK_BASE;
 export const LDAP_SYNC_LOCK = BASE + 16;
 export const SECRETS_REWRAP_LOCK = BASE + 17;
 

@@ -42,6 +42,15 @@ import { NO_AUTH_TENANT } from "./routes/tenant.ts";
 import { openStoreAccess, type StoreAccess } from "../../store-access/access-store.ts";
 import { createStoreAuth, requestSubject } from "../../store-access/http.ts";
 
+/** the log store's CORS (its own listener, and the authenticating proxy in front of it, here or on a standby node) */
+export function logStoreCors(config: Config): MiddlewareHandler {
+  return cors({
+    allowedOrigins: config.server.cors_allowed_origins,
+    // the dashboard's scheme comes from its own TLS block, as server.ts listens
+    sameHostPort: { scheme: config.dashboard.http_tls_config.cert_file ? "https" : "http", port: config.dashboard.http_port },
+  });
+}
+
 export interface LogStoreDeps {
   config: Config;
   db: Database;
@@ -74,11 +83,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
   const { config } = deps;
   const now = deps.now ?? (() => Date.now());
   const logger = deps.logger.child({ service: "logs" });
-  const storeCors = cors({
-    allowedOrigins: config.server.cors_allowed_origins,
-    // the dashboard's scheme comes from its own TLS block, as server.ts listens
-    sameHostPort: { scheme: config.dashboard.http_tls_config.cert_file ? "https" : "http", port: config.dashboard.http_port },
-  });
+  const storeCors = logStoreCors(config);
   const access = deps.access ?? (await openStoreAccess({ pg: deps.db.pg, cluster: config.metrics.cluster_name, now }));
   const auth = createStoreAuth({
     store: "logs",
@@ -114,7 +119,7 @@ export async function createLogStoreApp(deps: LogStoreDeps): Promise<LogStoreApp
     logger,
     // on a PostgreSQL server the log and the chunks are where every store node can reach them: in the database
     ...(shared
-      ? { walDir: undefined, walSource: sharedWalSource(deps.db.pg, "logs", logger, () => deps.fence?.check()), chunkDir: undefined }
+      ? { walDir: undefined, walSource: sharedWalSource(deps.db.pg, "logs", logger, deps.fence), chunkDir: undefined }
       : {
         walDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-wal") : undefined,
         chunkDir: deps.db.dataDir ? join(deps.db.dataDir, "logs-chunks") : undefined,

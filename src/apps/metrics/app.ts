@@ -127,8 +127,8 @@ export async function createMetricsApp(deps: MetricsDeps): Promise<MetricsApp> {
     pg, logger, now,
     ...(deps.db.backend === "postgres"
       ? {
-        walSource: sharedWalSource(pg, "metrics", logger, () => deps.fence?.check()),
-        checkpoints: databaseCheckpoints(pg, "metrics", deps.db.dataDir ? join(deps.db.dataDir, "metrics-scratch") : undefined, () => deps.fence?.check()),
+        walSource: sharedWalSource(pg, "metrics", logger, deps.fence),
+        checkpoints: databaseCheckpoints(pg, "metrics", deps.db.dataDir ? join(deps.db.dataDir, "metrics-scratch") : undefined, deps.fence),
       }
       : { walDir: deps.db.dataDir ? join(deps.db.dataDir, "metrics-wal") : undefined }),
   });

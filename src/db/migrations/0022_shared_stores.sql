@@ -20,3 +20,13 @@ create table store_blobs (
   bytes bytea not null,
   primary key (store, name, part)
 );
+
+-- The store lock's fencing token: a node that takes the lock bumps it before
+-- it replays, and every write of the shared log and checkpoints checks it in
+-- its own transaction, so a node that lost the lock without knowing writes
+-- nothing more (db/fence.ts).
+create table store_epoch (
+  id integer primary key default 1 check (id = 1),
+  epoch bigint not null
+);
+insert into store_epoch (id, epoch) values (1, 0);

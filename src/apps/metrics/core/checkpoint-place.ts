@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Sql } from "../../../db/sql.ts";
+import { NO_FENCE, type Fence } from "../../../db/fence.ts";
 import { listCheckpoints, writeCheckpoint, type CheckpointWriteOptions } from "./checkpoint.ts";
 import type { TenantHead } from "./head.ts";
 
@@ -39,7 +40,7 @@ const PART_BYTES = 16 * 1024 * 1024;
 const nameOf = (segment: number) => `checkpoint.${String(segment).padStart(8, "0")}`;
 
 /** checkpoints in table store_blobs; `scratch` holds the file while it is written or read */
-export function databaseCheckpoints(sql: Sql, store: string, scratch?: string, fence: () => void = () => {}): CheckpointPlace {
+export function databaseCheckpoints(sql: Sql, store: string, scratch?: string, fence: Fence = NO_FENCE): CheckpointPlace {
   const tempDir = () => {
     if (scratch) {
       mkdirSync(scratch, { recursive: true, mode: 0o700 });
@@ -72,9 +73,9 @@ export function databaseCheckpoints(sql: Sql, store: string, scratch?: string, f
       try {
         const done = await writeCheckpoint(dir, segment, heads, o);
         const name = nameOf(segment);
-        fence();
-        // every part in one transaction: a checkpoint is there whole or not at all
+        // every part in one transaction: a checkpoint is there whole or not at all (and only while this node holds the stores)
         await sql.transaction(async (tx) => {
+          await fence.guard(tx);
           await tx.query("delete from store_blobs where store = $1 and name = $2", [store, name]);
           const fd = openSync(done.path, "r");
           try {
@@ -95,8 +96,10 @@ export function databaseCheckpoints(sql: Sql, store: string, scratch?: string, f
       }
     },
     async removeBefore(segment) {
-      fence();
-      await sql.query("delete from store_blobs where store = $1 and name like 'checkpoint.%' and name < $2", [store, nameOf(segment)]);
+      await sql.transaction(async (tx) => {
+        await fence.guard(tx);
+        await tx.query("delete from store_blobs where store = $1 and name like 'checkpoint.%' and name < $2", [store, nameOf(segment)]);
+      });
     },
   };
 }
