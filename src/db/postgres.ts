@@ -177,7 +177,8 @@ export function connectionConfig(options: Omit<PostgresOptions, "maxConnections"
     // the same clock for every connection as PGlite's: to_char, date_trunc and now()::date agree; and the
     // server notices a node that vanished (a lost machine sends nothing more) within seconds, not the
     // kernel's two hours: its sessions end, and the store lock one held is free for a standby
-    options: "-c timezone=UTC -c tcp_keepalives_idle=2 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3 -c tcp_user_timeout=5000",
+    // a commit is durable when it returns whatever the server's default (the stores acknowledge pushes after theirs);
+    options: "-c timezone=UTC -c synchronous_commit=on -c tcp_keepalives_idle=2 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3 -c tcp_user_timeout=5000",
     // and this side notices a server that vanished
     keepAlive: true,
     keepAliveInitialDelayMillis: 2_000,

@@ -81,15 +81,19 @@ function openLog(sql: Sql, store: string, logger: Logger, first: number, held: S
       const group = queue.slice(0, n);
       try {
         fence.check();
-        await sql.transaction(async (tx) => {
-          // still this node's to write (the fencing token), and durable when it returns, whatever the server's synchronous_commit
-          await fence.guard(tx);
-          await tx.query("set local synchronous_commit = on");
-          await tx.query(
-            "insert into store_wal (store, segment, body) select $1, s, b from unnest($2::int[], $3::bytea[]) as t (s, b)",
-            [store, group.map((g) => g.segment), group.map((g) => g.body)],
-          );
-        });
+        // one statement (one round trip: a push waits for it): still this node's to write (the fencing
+        // token, held `for share` until the commit) and durable at its commit (synchronous_commit is on
+        // for every connection, postgres.ts)
+        const r = await sql.query(
+          `insert into store_wal (store, segment, body)
+           select $1, t.s, t.b from unnest($2::int[], $3::bytea[]) as t (s, b)
+            where $4::bigint is null or exists (select 1 from store_epoch where id = 1 and epoch = $4 for share)`,
+          [store, group.map((g) => g.segment), group.map((g) => g.body), fence.epoch ?? null],
+        );
+        if (r.affectedRows !== group.length) {
+          fence.raise();
+          throw new FencedError("another node took the store lock since this one did (the store epoch moved on): this node writes nothing more");
+        }
       } catch (err) {
         // not acknowledged: the pushes waiting for it are answered with the error; the records stay
         // queued (they are in the heads already) and are sent again

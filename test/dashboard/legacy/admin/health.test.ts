@@ -12,7 +12,10 @@ describe("GET /api/health", () => {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const body = await res.json();
     // version: the API version clients pick their code paths by (issue 21); Outpost's own beside it
-    expect(body).toEqual({ database: "ok", version: "12.0.0", commit: expect.any(String), outpostVersion: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    const shape = { database: "ok", version: "12.0.0", commit: expect.any(String), outpostVersion: expect.stringMatching(/^\d+\.\d+\.\d+/) };
+    if (server.db.backend === "pglite") expect(body).toEqual(shape);
+    // on PostgreSQL (several nodes may share it) also the nodes: names and roles, no addresses
+    else expect(body).toEqual({ ...shape, node: expect.any(String), storeNode: expect.any(String), nodes: [{ name: expect.any(String), roles: ["dashboard", "stores"], storeActive: true, up: true }] });
   });
 
   it("GET /api/health once the database is closed -> 503 {database: failing}", async () => {
